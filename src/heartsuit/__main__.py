@@ -1,0 +1,5 @@
+import sys
+
+from heartsuit.cli import main
+
+sys.exit(main())

@@ -1,0 +1,17 @@
+"""`heartsuit serve` commands."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+
+def register(sub: Any) -> None:
+    """Add the `serve` command group to the top-level subparsers."""
+    parser: argparse.ArgumentParser = sub.add_parser("serve", help="serve commands")
+
+    def show_help(args: argparse.Namespace) -> int:
+        parser.print_help()
+        return 2
+
+    parser.set_defaults(handler=show_help)

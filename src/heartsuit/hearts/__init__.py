@@ -1,0 +1,1 @@
+"""Hearts: the trick-taking game. Pure rules, no I/O."""

@@ -1,0 +1,38 @@
+"""The rules cores import no web or asyncio code (DESIGN.md, principle 1)."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+SRC = Path(__file__).resolve().parent.parent / "src" / "heartsuit"
+FORBIDDEN = {"asyncio", "starlette", "uvicorn", "sqlalchemy", "pydantic", "heartsuit.server",
+             "heartsuit.cli", "aiosqlite", "asyncpg", "httpx", "websockets"}
+PURE_FILES = sorted(
+    [*(SRC / "solitaire").rglob("*.py"), *(SRC / "hearts").rglob("*.py"), SRC / "cards.py",
+     SRC / "shuffle.py"]
+)
+
+
+def imported_modules(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+    return names
+
+
+@pytest.mark.parametrize("path", PURE_FILES, ids=lambda p: str(p.relative_to(SRC)))
+def test_rules_core_imports_nothing_from_the_web_or_asyncio(path: Path) -> None:
+    bad = {
+        name for name in imported_modules(path)
+        if any(name == f or name.startswith(f + ".") for f in FORBIDDEN)
+    }
+    assert not bad, f"{path.name} imports {sorted(bad)}"
+
+
+def test_the_purity_check_sees_the_cores() -> None:
+    assert len(PURE_FILES) >= 5
