@@ -30,8 +30,9 @@ class TrickRecord:
     plays: tuple[tuple[int, Card], ...]  # (seat, card) in playing order
     # None while the trick is open, or when all of it was cancelled and it is held over
     winner: int | None
-    # points the winner takes with this trick, including cards held over from an earlier
-    # cancelled trick; for a held-over trick, the points it carries forward; never the kitty
+    # points the winner takes with this trick (J♦ -10 included when on), with the cards held
+    # over from an earlier cancelled trick; for a held-over trick, the points it carries
+    # forward; never the kitty's
     points: int
     # indices into ``plays`` of the cards cancelled by an identical card (Cancellation only)
     cancelled: tuple[int, ...] = ()
@@ -63,7 +64,7 @@ class SeatView:
     received: tuple[Card, ...]  # what it received (empty until every seat has passed)
     trick: TrickRecord | None  # the trick in progress (None between tricks)
     tricks: tuple[TrickRecord, ...]  # completed tricks, in order
-    points_taken: tuple[int, ...]  # penalty points taken so far this hand, per seat (no kitty)
+    points_taken: tuple[int, ...]  # points taken so far this hand, per seat (no kitty, no moon)
     hearts_broken: bool
     scores: tuple[int, ...]  # match totals before this hand
     cards_left: tuple[int, ...]  # unplayed cards per seat (counts only)

@@ -1,0 +1,69 @@
+"""Helpers for the Hearts engine tests: compact deals and simple players."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Sequence
+
+from heartsuit.cards import Card, Suit
+from heartsuit.hearts import Hand, Rules
+from heartsuit.shuffle import Rng
+
+
+def cards(text: str) -> list[Card]:
+    """``"2C 3C QS"`` → cards."""
+    return [Card.parse(t) for t in text.split()]
+
+
+def run(suit: str, low: int, high: int) -> list[Card]:
+    """Every card of ``suit`` from rank ``low`` to ``high``."""
+    return [Card(r, Suit(suit)) for r in range(low, high + 1)]
+
+
+def filled_deal(
+    rules: Rules, fixed: Sequence[Sequence[Card]], kitty: Sequence[Card] = ()
+) -> tuple[list[list[Card]], list[Card]]:
+    """Each seat gets its ``fixed`` cards, then the rest of the deck in deck order."""
+    rest = Counter(rules.deck()) - Counter(c for h in [*fixed, kitty] for c in h)
+    pool: list[Card] = []
+    for card in rules.deck():
+        if rest[card] > 0:
+            rest[card] -= 1
+            pool.append(card)
+    hands: list[list[Card]] = []
+    for seat in range(rules.players):
+        mine = list(fixed[seat]) if seat < len(fixed) else []
+        need = rules.hand_size() - len(mine)
+        hands.append(mine + pool[:need])
+        pool = pool[need:]
+    return hands, list(kitty) + pool
+
+
+Chooser = Callable[[Hand, int, list[Card]], Card]
+
+
+def lowest(hand: Hand, seat: int, legal: list[Card]) -> Card:
+    return min(legal)
+
+
+def play_out(hand: Hand, choose: Chooser = lowest) -> None:
+    """Play the rest of the hand (the play phase) with ``choose``."""
+    while hand.to_play is not None:
+        seat = hand.to_play
+        hand.play(seat, choose(hand, seat, hand.legal_plays(seat)))
+
+
+def random_passes(hand: Hand, rng: Rng) -> None:
+    """Every seat still to pass passes random cards."""
+    for seat in range(hand.rules.players):
+        if hand.phase == "pass" and hand.passes[seat] is None:
+            pool = list(hand.holdings[seat])
+            hand.pass_cards(seat, [pool.pop(rng.below(len(pool))) for _ in range(
+                hand.rules.pass_count)])
+
+
+def random_chooser(rng: Rng) -> Chooser:
+    def choose(hand: Hand, seat: int, legal: list[Card]) -> Card:
+        return legal[rng.below(len(legal))]
+
+    return choose
