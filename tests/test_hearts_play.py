@@ -1,0 +1,77 @@
+"""The terminal game: driven through stdin/stdout for a whole hand and a whole match."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from heartsuit.cli import main
+from heartsuit.cli.hearts_play import LowestCardPlayer, Terminal, parse_cards
+from heartsuit.hearts import Hand, Rules
+from tests.hearts_helpers import cards
+
+
+def run_terminal(rules: Rules, seed: int, text: str) -> tuple[int, str, Terminal]:
+    out = io.StringIO()
+    terminal = Terminal(rules, seed, io.StringIO(text), out,
+                        computers=[LowestCardPlayer() for _ in range(rules.players)])
+    return terminal.run(), out.getvalue(), terminal
+
+
+def test_a_whole_match_with_suggestions_ends_with_a_winner() -> None:
+    code, out, terminal = run_terminal(Rules(target=40), 3, "\n" * 500)
+    assert code == 0
+    assert "Match over." in out and "Winner:" in out
+    assert terminal.match.is_over
+    assert out.count("=== Hand") == len(terminal.match.hands)
+
+
+def test_a_whole_hand_then_quit() -> None:
+    code, out, terminal = run_terminal(Rules.preset("three"), 2, "\n" * 18 + "q\n")
+    assert code == 0 and "Hand over. Points:" in out and "Goodbye." in out
+    assert terminal.match.hands[0].phase == "done"
+
+
+def test_illegal_cards_are_refused_with_the_reason() -> None:
+    rules = Rules()
+    match_hand = Hand.deal(rules, 1)
+    # pass the three first cards by number, then try to lead something other than 2♣
+    _, out, terminal = run_terminal(rules, 1, "1 2\n1 2 3\nq\n")
+    assert "Not allowed: pass exactly 3 cards, not 2." in out
+    first = terminal.match.hands[0]
+    assert first.passes[0] == tuple(match_hand.holdings[0][:3])
+
+
+def test_a_refused_lead_names_the_opening_card() -> None:
+    # with seed 6 and no passing, seat 0 holds 2♣ 9♣ Q♣ ... and leads the first trick
+    _, out, terminal = run_terminal(Rules(passing=False), 6, "9C\n13\n1\nq\n")
+    assert "Not allowed: the first trick is led with 2♣." in out
+    assert terminal.match.hand.tricks or terminal.match.hand.trick is not None
+    first_plays = terminal.match.hand.actions
+    assert first_plays[0] == {"seat": 0, "play": "2C"}
+    assert first_plays.count({"seat": 0, "play": "9C"}) == 0
+
+
+def test_cards_parse_by_number_or_text() -> None:
+    hand = cards("2C 5D QS")
+    assert parse_cards("1 QS, 5d", hand) == cards("2C QS 5D")
+    with pytest.raises(ValueError, match="not a card number"):
+        parse_cards("4", hand)
+    with pytest.raises(ValueError, match="not a card"):
+        parse_cards("ZZ", hand)
+
+
+def test_command_line_runs_and_refuses_impossible_rules(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO("\n" * 400))
+    assert main(["hearts", "play", "--preset", "five", "--seed", "7", "--target", "20"]) == 0
+    assert "Match over." in capsys.readouterr().out
+    assert main(["hearts", "play", "--preset", "cancellation", "--players", "4"]) == 2
+    assert "6 to 10 players" in capsys.readouterr().err
+
+
+def test_cancellation_table_at_the_terminal() -> None:
+    code, out, _ = run_terminal(Rules.preset("cancellation"), 6, "\n" * 30 + "q\n")
+    assert code == 0 and "Hand over." in out and "The kitty was" in out
