@@ -332,7 +332,7 @@ class Hand:
             winner = None
         if winner is None:
             # held over: the cards wait for the next trick's winner, and the same seat leads
-            # again (bicyclecards / hubpages "Cancellation Hearts")
+            # again (pagat "Hearts", two-pack section; bicyclecards "Cancellation Hearts")
             self.held_over.extend(cards)
             self.held_points += points
             self.tricks.append(TrickRecord(leader, tuple(plays), None, points, cancelled))
@@ -342,7 +342,8 @@ class Hand:
         self.taken[winner].extend(cards + self.held_over)
         self.held_over, self.held_points = [], 0
         if self.kitty_taker is None:
-            # the kitty goes to the winner of the first trick that is won (bicyclecards)
+            # the kitty is added to the first trick (bicyclecards "widow"), so it goes to the
+            # first trick's winner, or with a held-over first trick to the next winner
             self.kitty_taker = winner
             self.taken[winner].extend(self.kitty)
         self.tricks.append(TrickRecord(leader, tuple(plays), winner, points, cancelled))

@@ -6,9 +6,9 @@ answers the static questions (which cards are in play, how many each player gets
 worth, where a pass goes) and nothing about a particular deal; that is :mod:`heartsuit.hearts.game`.
 
 Sources named in the field comments: the product's seed (``seeds/hearts.id.txt``), its English
-spec (``spec/hearts.md``), pagat.com pages ("Hearts", "Black Maria", "Omnibus Hearts",
-"Cancellation Hearts") and, where those are silent, a house rule documented in
-``docs/hearts-rules.md``.
+spec (``spec/hearts.md``), the published rules of the variants (pagat.com "Hearts",
+bicyclecards.com "Cancellation Hearts", Wikipedia "Cancellation Hearts" and "Black Maria (card
+game)") and, where those are silent, a house rule. ``docs/hearts-rules.md`` lists every decision.
 """
 
 from __future__ import annotations
@@ -59,13 +59,13 @@ class Rules:
 
     # Four players, each for themselves (seed); 3..10 cover every preset (spec "Presets").
     players: int = 4
-    # One 52-card pack (seed); two only for Cancellation (spec; pagat "Cancellation Hearts").
+    # One 52-card pack (seed); two only for Cancellation (spec; bicyclecards "Cancellation").
     packs: int = 1
     # Cards taken out before the deal so it divides evenly (seed: 2♦ for three, 2♦ 2♣ for five).
     removed: tuple[Card, ...] = ()
     # Pass before each hand (seed "Oper kartu"); off for Cancellation (bicyclecards, spec).
     passing: bool = True
-    # Left, right, across, hold, repeat (seed); odd player counts drop "across" (pagat "Hearts").
+    # Left, right, across, hold, repeat (seed); 3 and 5 players drop "across" (house rule).
     pass_cycle: tuple[PassDirection, ...] = (LEFT, RIGHT, ACROSS, HOLD)
     # Three cards per pass (seed: "memilih tiga kartu").
     pass_count: int = 3
@@ -75,9 +75,9 @@ class Rules:
     hearts_broken_by: HeartsBrokenBy = "heart_discard"
     # Moon: shooter 0, others +26 (seed); or shooter -26 (seed's alternative); or shooter picks.
     moon: MoonOption = "others_plus_26"
-    # J♦ counts -10 to whoever takes it (seed "Jack wajik"; pagat "Omnibus Hearts").
+    # J♦ counts -10 to whoever takes it (seed "Jack wajik"; Omnibus Hearts).
     jack_of_diamonds: bool = False
-    # Black Maria's extra spade penalties K♠ 10, A♠ 7 (pagat "Black Maria"); Q♠ stays 13.
+    # Black Maria's extra spade penalties K♠ 10, A♠ 7 (Wikipedia "Black Maria"); Q♠ stays 13.
     spade_penalties: bool = False
     # Landing exactly on the target sends a player back to half of it (seed "Pas 100": 100 → 50).
     exactly_100_reset: bool = False
@@ -85,7 +85,7 @@ class Rules:
     target: int = 100
     # Tied lowest totals at the end share the win (spec default) or play on (spec option).
     ties: TiesOption = "shared"
-    # Identical cards in one trick cancel; an all-cancelled trick is held over (pagat, bicycle).
+    # Identical cards in a trick cancel; no live card of the led suit → held over (spec; pagat).
     cancellation: bool = False
     # Each listed card is taken out of the deck once (two packs: list a card twice for both).
     _deck: tuple[Card, ...] = field(default=(), init=False, repr=False, compare=False)
@@ -175,7 +175,7 @@ class Rules:
         if self.cancellation and self.packs != 2:
             raise bad("cancellation is played with two packs (identical cards must exist)")
         if self.cancellation and self.players < 6:
-            # pagat / spec: Cancellation is a game for six or more
+            # spec / Wikipedia "Cancellation Hearts": a game for six or more
             raise bad(f"cancellation is for 6 to 10 players, not {self.players}")
         if any(not isinstance(c, Card) for c in self.removed):
             raise bad("removed must list Card values")
@@ -264,7 +264,9 @@ class Rules:
 
 
 _FOUR = {"players": 4}
-_ODD_CYCLE = (LEFT, RIGHT, HOLD)  # pagat "Hearts": with 3 or 5 there is no one across
+# with 3 or 5 players nobody sits across: the seed's cycle without it (pagat "Hearts" lists
+# several three-player passing schemes; this one keeps the seed's order)
+_ODD_CYCLE = (LEFT, RIGHT, HOLD)
 
 _PRESETS: dict[str, dict[str, Any]] = {
     "standard": dict(_FOUR),
@@ -275,8 +277,9 @@ _PRESETS: dict[str, dict[str, Any]] = {
         "pass_cycle": _ODD_CYCLE,
     },
     "omnibus": {"players": 4, "jack_of_diamonds": True},
-    # pagat "Black Maria": three players, 2♣ out, passing kept; spade penalties only if chosen
+    # seed + Wikipedia "Black Maria": three players, 2♣ out; passing on (spec: on or off);
+    # the spade penalties only if chosen (spec)
     "black-maria": {"players": 3, "removed": (TWO_OF_CLUBS,), "pass_cycle": _ODD_CYCLE},
-    # pagat "Cancellation Hearts" / bicyclecards: two packs, no passing; 6 players by default
+    # spec + bicyclecards "Cancellation Hearts": two packs, no passing; 6 players by default
     "cancellation": {"players": 6, "packs": 2, "passing": False, "cancellation": True},
 }

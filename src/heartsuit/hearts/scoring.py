@@ -45,7 +45,8 @@ def moon_shooter(rules: Rules, taken: Sequence[Sequence[Card]]) -> int | None:
     """The seat that took every penalty card of the hand, if one did.
 
     Only positive cards count (hearts, Q♠, and K♠ A♠ with spade penalties): the J♦ is a bonus,
-    not a penalty, so it is not needed for the moon (pagat "Omnibus Hearts").
+    not a penalty, so it is not needed for the moon (spec "Omnibus"; the common Omnibus rule,
+    e.g. holdingthecards.com "Jack of Diamonds in Hearts").
     """
     total = rules.total_points()
     if total <= 0:
@@ -63,7 +64,8 @@ def hand_points(
 
     ``taken`` is the cards each seat took (kitty included); ``scores`` the match totals before
     the hand, which ``shooter_chooses`` needs. The J♦ bonus stays with whoever took it, shooter
-    or not (pagat "Omnibus Hearts"): a shooter with the J♦ scores −10 under ``others_plus_26``.
+    or not (house rule, the usual Omnibus reading): a shooter with the J♦ scores −10 under
+    ``others_plus_26``.
     """
     raw = [sum(map(rules.card_points, cards)) for cards in taken]
     shooter = moon_shooter(rules, taken)
