@@ -7,7 +7,7 @@ import io
 import pytest
 
 from heartsuit.cli import main
-from heartsuit.cli.hearts_play import LowestCardPlayer, Terminal, parse_cards
+from heartsuit.cli.hearts_play import LowestCardPlayer, Terminal, computer_player, parse_cards
 from heartsuit.hearts import Hand, Rules
 from tests.hearts_helpers import cards
 
@@ -75,3 +75,11 @@ def test_command_line_runs_and_refuses_impossible_rules(
 def test_cancellation_table_at_the_terminal() -> None:
     code, out, _ = run_terminal(Rules.preset("cancellation"), 6, "\n" * 30 + "q\n")
     assert code == 0 and "Hand over." in out and "The kitty was" in out
+
+
+def test_default_computers_play_whole_cancellation_and_standard_matches() -> None:
+    for rules in (Rules(target=30), Rules.preset("cancellation", players=8, target=40)):
+        out = io.StringIO()
+        assert Terminal(rules, 5, io.StringIO("\n" * 2000), out).run() == 0
+        assert "Match over." in out.getvalue()
+    assert hasattr(computer_player(1), "choose_play")

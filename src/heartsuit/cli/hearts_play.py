@@ -46,14 +46,20 @@ class LowestCardPlayer:
         return min(view.legal, key=lambda c: (c.rank, sort_key(c)))
 
 
-def computer_player() -> Player:
+def computer_player(seat: int) -> Player:
     """A HeuristicBot if the bots package provides one, else :class:`LowestCardPlayer`."""
     try:
         bots: Any = importlib.import_module("heartsuit.hearts.bots")
-        player: Player = bots.HeuristicBot()
-        return player
-    except (ImportError, AttributeError, TypeError):
+    except ImportError:
         return LowestCardPlayer()
+    factory = getattr(bots, "HeuristicBot", None)
+    if factory is None:
+        return LowestCardPlayer()
+    try:
+        player: Player = factory(seed=seat)  # a different stream per seat, when it takes one
+    except TypeError:
+        player = factory()
+    return player
 
 
 class Quit(Exception):
@@ -74,7 +80,7 @@ class Terminal:
         self.match = Match.new(rules, seed)
         self.stdin, self.stdout = stdin, stdout
         players = rules.players
-        self.computers = list(computers or [computer_player() for _ in range(players)])
+        self.computers = list(computers or [computer_player(seat) for seat in range(players)])
         self.advice = LowestCardPlayer()
 
     def say(self, text: str = "") -> None:
