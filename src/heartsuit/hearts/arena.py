@@ -1,0 +1,140 @@
+"""Duplicate-deal matches between bots, with confidence intervals.
+
+Luck in Hearts is mostly the deal, so every deal is played once per seat rotation of the bots:
+with ``n`` seats, rotation ``r`` puts the bot listed ``i``-th in seat ``(i + r) % n``. Each bot
+name's points are averaged over the rotations (and over its seats when a name is listed more
+than once) to one number per deal; the mean of those per-deal numbers and a 95% confidence
+interval over deals (normal approximation, ``1.96 · sd / √deals``) are the result.
+
+Every hand is driven through the real engine (:class:`~heartsuit.hearts.game.Hand`), and each
+bot receives only its seat's view. Deal ``k`` is hand ``k`` of the match seeded ``seed``
+(:func:`~heartsuit.hearts.game.deal_seed`), so it passes in that hand's direction of the cycle.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from statistics import fmean, stdev
+
+from tqdm import tqdm
+
+from heartsuit.hearts.bots import Bot, make_bot
+from heartsuit.hearts.game import Hand, Phase
+from heartsuit.hearts.rules import Rules
+from heartsuit.shuffle import derive_seed
+
+Z95 = 1.96  # two-sided 95% normal quantile; deals are many, so the t correction is negligible
+
+
+class ArenaError(ValueError):
+    """Arena settings that cannot be played (wrong number of bots, no deals …)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BotScore:
+    """One bot name's result: mean points per hand and its 95% confidence interval."""
+
+    name: str
+    seats: int  # how many of the listed bots have this name
+    mean: float
+    half_width: float  # the 95% interval is mean ± half_width (nan with a single deal)
+
+    @property
+    def low(self) -> float:
+        return self.mean - self.half_width
+
+    @property
+    def high(self) -> float:
+        return self.mean + self.half_width
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaResult:
+    bots: tuple[str, ...]  # as listed (slot order)
+    rules: Rules
+    deals: int
+    rotations: int
+    seed: int
+    scores: tuple[BotScore, ...]  # one per distinct name, in order of first listing
+    per_deal: tuple[tuple[float, ...], ...]  # per deal: each name's mean points (scores order)
+
+    @property
+    def hands(self) -> int:
+        return self.deals * self.rotations
+
+    def score(self, name: str) -> BotScore:
+        return next(s for s in self.scores if s.name == name)
+
+    def table(self) -> str:
+        """The result as an aligned text table."""
+        width = max(len("bot"), *(len(s.name) for s in self.scores))
+        lines = [
+            f"{self.deals} deals × {self.rotations} seat rotations = {self.hands} hands; "
+            f"seed {self.seed}",
+            f"{'bot':<{width}}  seats  points/hand  95% interval",
+        ]
+        for s in self.scores:
+            interval = (
+                "(one deal: no interval)"
+                if math.isnan(s.half_width)
+                else f"± {s.half_width:.2f}  [{s.low:.2f}, {s.high:.2f}]"
+            )
+            lines.append(f"{s.name:<{width}}  {s.seats:>5}  {s.mean:>11.2f}  {interval}")
+        return "\n".join(lines)
+
+
+def play_hand(rules: Rules, seed: int, hand_number: int, bots: Sequence[Bot]) -> tuple[int, ...]:
+    """One hand through the engine, bot ``i`` in seat ``i``; each seat's points."""
+    hand = Hand.deal(rules, seed, hand_number=hand_number)
+    if hand.phase is Phase.PASS:
+        for seat, bot in enumerate(bots):
+            hand.pass_cards(seat, bot.choose_pass(hand.view(seat)))
+    while hand.phase is Phase.PLAY:
+        turn = hand.to_play
+        assert turn is not None
+        hand.play(turn, bots[turn].choose_play(hand.view(turn)))
+    return hand.points()
+
+
+def run_arena(
+    bot_names: Sequence[str],
+    *,
+    deals: int,
+    seed: int = 0,
+    rules: Rules | None = None,
+    progress: bool = False,
+    factory: Callable[[str, int], Bot] = make_bot,
+) -> ArenaResult:
+    """Play ``deals`` duplicate deals with every seat rotation of ``bot_names``."""
+    rules = rules if rules is not None else Rules()
+    names = tuple(n.strip().lower() for n in bot_names)
+    n = rules.players
+    if len(names) != n:
+        raise ArenaError(f"these rules seat {n} players: list {n} bots, not {len(names)}")
+    if not isinstance(deals, int) or deals < 1:
+        raise ArenaError(f"play at least one deal, not {deals!r}")
+    if not isinstance(seed, int) or seed < 0:
+        raise ArenaError(f"a seed is a non-negative whole number, not {seed!r}")
+    for name in set(names):
+        factory(name, 0)  # an unknown name fails here, before any hand is played
+    distinct = tuple(dict.fromkeys(names))
+    per_deal: list[tuple[float, ...]] = []
+    for deal in tqdm(range(deals), desc="deals", unit="deal", disable=not progress):
+        totals = dict.fromkeys(distinct, 0.0)
+        for rotation in range(n):
+            # seat s holds the bot listed (s - rotation) % n, seeded per deal, rotation and slot
+            slots = [(s - rotation) % n for s in range(n)]
+            label = f"arena/{seed}/{deal}/{rotation}"
+            seats = [factory(names[k], derive_seed(label, k)) for k in slots]
+            points = play_hand(rules, seed, deal, seats)
+            for slot, name in enumerate(names):
+                totals[name] += points[(slot + rotation) % n]
+        per_deal.append(tuple(totals[d] / (n * names.count(d)) for d in distinct))
+    scores = []
+    for k, name in enumerate(distinct):
+        values = [row[k] for row in per_deal]
+        half = Z95 * stdev(values) / math.sqrt(deals) if deals > 1 else math.nan
+        scores.append(BotScore(name, names.count(name), fmean(values), half))
+    return ArenaResult(names, rules, deals, n, seed, tuple(scores), tuple(per_deal))

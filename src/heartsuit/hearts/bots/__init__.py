@@ -1,0 +1,51 @@
+"""Computer players for Hearts: the :class:`Bot` protocol and the registry :func:`make_bot`.
+
+A bot sees exactly what a person in its seat sees — a :class:`~heartsuit.hearts.view.SeatView`
+— and answers two questions: which cards to pass, and which legal card to play. Bots are
+seeded so that a game with bots replays exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+from heartsuit.cards import Card
+from heartsuit.hearts.bots.heuristic import HeuristicBot
+from heartsuit.hearts.bots.random_bot import RandomBot
+from heartsuit.hearts.view import SeatView
+
+
+class Bot(Protocol):
+    """A computer player. It receives only views, never the hand itself."""
+
+    name: str
+
+    def choose_pass(self, view: SeatView) -> tuple[Card, ...]:
+        """Exactly ``view.rules.pass_count`` distinct cards of ``view.hand``."""
+        ...
+
+    def choose_play(self, view: SeatView) -> Card:
+        """One of ``view.legal``."""
+        ...
+
+
+class UnknownBot(ValueError):
+    """A bot name that is not in the registry; the message lists the known names."""
+
+
+BOTS: dict[str, Callable[[int], Bot]] = {
+    "random": RandomBot,
+    "heuristic": HeuristicBot,
+}
+
+
+def make_bot(name: str, seed: int = 0) -> Bot:
+    """A new bot by registry name (``"random"``, ``"heuristic"``), seeded with ``seed``."""
+    factory = BOTS.get(name.strip().lower()) if isinstance(name, str) else None
+    if factory is None:
+        raise UnknownBot(f"no bot called {name!r}; choose one of {', '.join(sorted(BOTS))}")
+    return factory(seed)
+
+
+__all__ = ["BOTS", "Bot", "HeuristicBot", "RandomBot", "UnknownBot", "make_bot"]
