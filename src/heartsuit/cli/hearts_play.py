@@ -16,7 +16,7 @@ from typing import Any, Protocol, TextIO
 
 from heartsuit.cards import Card, Suit
 from heartsuit.hearts import IllegalMove, Match, Rules, RulesError, SeatView
-from heartsuit.hearts.game import sort_key
+from heartsuit.hearts.deal import sort_key
 from heartsuit.hearts.rules import PRESET_NAMES
 
 YOU = 0

@@ -16,10 +16,12 @@ from enum import StrEnum
 from typing import Any
 
 from heartsuit.cards import Card, Suit
+from heartsuit.hearts.deal import DealError, check_deal, deal_cards, deal_seed, sort_key
 from heartsuit.hearts.rules import HOLD, QUEEN_OF_SPADES, PassDirection, Rules
 from heartsuit.hearts.scoring import hand_points
 from heartsuit.hearts.view import PhaseName, SeatView, TrickRecord
-from heartsuit.shuffle import Rng, derive_seed, shuffled
+
+__all__ = ["DealError", "Hand", "IllegalMove", "Phase", "Reason", "deal_seed", "sort_key"]
 
 
 class Phase(StrEnum):
@@ -52,28 +54,6 @@ class IllegalMove(ValueError):
         self.reason = reason
 
 
-class DealError(ValueError):
-    """An explicit deal or a stored hand that does not fit the rules; the message says why."""
-
-
-def sort_key(card: Card) -> tuple[int, int]:
-    """Order for showing a hand: clubs, diamonds, spades, hearts; low to high."""
-    return _SUIT_ORDER[card.suit], card.rank
-
-
-_SUIT_ORDER = {Suit.CLUBS: 0, Suit.DIAMONDS: 1, Suit.SPADES: 2, Suit.HEARTS: 3}
-
-
-def deal_seed(rules: Rules, seed: int, hand_number: int) -> int:
-    """The shuffle seed of hand ``hand_number`` of the match with ``seed``.
-
-    ``derive_seed(f"{rules.deal_label()}/{seed}", hand_number)``: the same match seed gives the
-    same deals for every table that deals alike, and a lone ``Hand.deal(seed=s)`` is hand 0 of
-    the match ``s``.
-    """
-    return derive_seed(f"{rules.deal_label()}/{seed}", hand_number)
-
-
 @dataclass(slots=True)
 class _Trick:
     leader: int
@@ -96,7 +76,7 @@ class Hand:
         self.rules = rules
         self.hand_number = hand_number
         self.scores = tuple(scores) if scores is not None else (0,) * rules.players
-        self.pass_direction = _check_deal(rules, hands, kitty, pass_direction, hand_number)
+        self.pass_direction = check_deal(rules, hands, kitty, pass_direction, hand_number)
         if len(self.scores) != rules.players:
             raise DealError(f"scores need one total per seat ({rules.players}), not {self.scores}")
         self.dealt = tuple(tuple(sorted(h, key=sort_key)) for h in hands)
@@ -128,17 +108,12 @@ class Hand:
         hand_number: int = 0,
         scores: Sequence[int] | None = None,
     ) -> Hand:
-        """Shuffle the deck with the project's generator (:func:`deal_seed`) and deal it.
-
-        Seat ``i`` gets shuffled cards ``i*size .. (i+1)*size - 1``; the kitty is the rest.
-        """
-        cards = shuffled(rules.deck(), Rng(deal_seed(rules, seed, hand_number)))
-        size = rules.hand_size()
-        hands = [cards[i * size : (i + 1) * size] for i in range(rules.players)]
+        """Hand ``hand_number`` of the match ``seed`` (see :func:`deal.deal_cards`)."""
+        hands, kitty = deal_cards(rules, seed, hand_number)
         return cls(
             rules,
             hands,
-            kitty=cards[size * rules.players :],
+            kitty=kitty,
             pass_direction=pass_direction,
             hand_number=hand_number,
             scores=scores,
@@ -471,39 +446,3 @@ def _cancelled(rules: Rules, cards: Sequence[Card]) -> tuple[int, ...]:
 def _first_trick_penalty(card: Card) -> bool:
     # the seed names hearts and Q♠ as the cards barred from the first trick
     return card.suit is Suit.HEARTS or card == QUEEN_OF_SPADES
-
-
-def _check_deal(
-    rules: Rules,
-    hands: Sequence[Sequence[Card]],
-    kitty: Sequence[Card],
-    pass_direction: PassDirection | str | None,
-    hand_number: int,
-) -> PassDirection:
-    if len(hands) != rules.players:
-        raise DealError(f"a deal has one hand per player ({rules.players}), not {len(hands)}")
-    for seat, h in enumerate(hands):
-        if len(h) != rules.hand_size():
-            raise DealError(f"seat {seat} has {len(h)} cards; each player gets {rules.hand_size()}")
-    if len(kitty) != rules.kitty_size():
-        raise DealError(f"the kitty has {rules.kitty_size()} cards, not {len(kitty)}")
-    dealt = Counter(c for h in [*hands, kitty] for c in h)
-    if dealt != Counter(rules.deck()):
-        extra = sorted((dealt - Counter(rules.deck())).elements())
-        missing = sorted((Counter(rules.deck()) - dealt).elements())
-        raise DealError(
-            "the deal is not the rules' deck: "
-            f"extra {', '.join(map(str, extra)) or 'none'}; "
-            f"missing {', '.join(map(str, missing)) or 'none'}"
-        )
-    if pass_direction is None:
-        return rules.pass_direction(hand_number)
-    try:
-        direction = PassDirection(pass_direction)
-    except ValueError as exc:
-        raise DealError(f"a pass direction is left, right, across or hold: {exc}") from exc
-    if direction is not HOLD and not rules.passing:
-        raise DealError(f"these rules have no passing, so the pass cannot be {direction}")
-    if direction is PassDirection.ACROSS and rules.players % 2:
-        raise DealError(f"nobody sits across with {rules.players} players")
-    return direction
