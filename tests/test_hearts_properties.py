@@ -87,8 +87,17 @@ def check_conserved(hand: Hand) -> None:
 
 
 def play_hand(hand: Hand, rng: Rng, views: bool) -> None:
+    if views:
+        check_views(hand)  # before anyone passes
+    if hand.phase == "pass":
+        pool = list(hand.holdings[0])
+        hand.pass_cards(0, [pool.pop(rng.below(len(pool))) for _ in range(hand.rules.pass_count)])
+        if views:
+            check_views(hand)  # one seat has passed, nothing has moved yet
     random_passes(hand, rng)
     check_conserved(hand)
+    if views:
+        check_views(hand)
     while hand.to_play is not None:
         seat = hand.to_play
         legal = hand.legal_plays(seat)
