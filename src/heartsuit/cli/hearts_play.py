@@ -125,8 +125,8 @@ class Terminal:
     def play_hand(self) -> None:
         hand = self.match.hand
         view = hand.view(YOU)
-        self.say(f"\n=== Hand {hand.hand_number + 1} — pass {view.pass_direction}. "
-                 f"Scores: {self.scores_text()}")
+        passing = "no pass" if view.pass_direction == "hold" else f"pass {view.pass_direction}"
+        self.say(f"\n=== Hand {hand.hand_number + 1} — {passing}. Scores: {self.scores_text()}")
         if hand.phase == "pass":
             self.pass_phase()
         while hand.to_play is not None:
@@ -203,6 +203,9 @@ class Terminal:
 
     def report_trick(self) -> None:
         trick = self.match.hand.tricks[-1]
+        if trick.cancelled:
+            cancelled = [trick.plays[i][1] for i in trick.cancelled]
+            self.say(f"Cancelled (identical cards): {cards_text(cancelled)}.")
         if trick.winner is None:
             self.say("Every card cancelled: the trick is held over.")
         else:
