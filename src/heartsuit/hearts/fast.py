@@ -103,6 +103,9 @@ class Table:
     first_banned: tuple[int, ...]  # per suit: cards barred from the first trick (hearts, Q♠)
     moon_total: int  # penalty points that make a moon when one seat takes them all
     seats_after: tuple[tuple[int, ...], ...]  # seats_after[leader]: the other seats in order
+    bases_after: tuple[tuple[int, ...], ...]  # the same seats times 4 (their slots in hands)
+    suit_tally: tuple[tuple[int, ...], ...]  # suit_tally[suit][rank offset] = tally
+    suit_breaks: tuple[tuple[bool, ...], ...]  # suit_breaks[suit][rank offset] = breaks hearts
     # Fisher–Yates steps of the deal grouped so each group's ranges multiply to under 2**64
     deal_steps: tuple[tuple[int, int, tuple[tuple[int, int], ...]], ...]
 
@@ -137,6 +140,9 @@ class Table:
             first_banned=tuple(banned),
             moon_total=rules.total_points(),
             seats_after=tuple(tuple((s + i) % n for i in range(1, n)) for s in range(n)),
+            bases_after=tuple(tuple((s + i) % n * 4 for i in range(1, n)) for s in range(n)),
+            suit_tally=tuple(tuple(tally[s * 13 : s * 13 + 13]) for s in range(4)),
+            suit_breaks=tuple(tuple(breaks[s * 13 : s * 13 + 13]) for s in range(4)),
             deal_steps=_deal_steps(len(deck), rules.hand_size()),
         )
 
@@ -413,27 +419,30 @@ def _play(
     nth = _NTH
     tally = table.tally
     breaks = table.breaks
-    seats_after = table.seats_after
+    suit_tally = table.suit_tally
+    suit_breaks = table.suit_breaks
+    bases_after = table.bases_after
     ban_c, ban_d, ban_h, ban_s = table.first_banned
-    tricks_left = sum(pop[hands[leader * 4 + s]] for s in range(4)) + (1 if trick else 0)
+    # seats are carried as their base slot (seat * 4) so a hand's suit is one addition away
+    base = leader * 4
+    tricks_left = sum(pop[hands[base + s]] for s in range(4)) + (1 if trick else 0)
     while tricks_left:
         tricks_left -= 1
-        followers = seats_after[leader]
+        followers = bases_after[base >> 2]
         if trick:
             # resume the trick in progress: replay its cards into the running state
             led = trick[0] // 13
             best = 0
-            winner = leader
+            winner = base
             points = 0
             for k, i in enumerate(trick):
                 points += tally[i]
                 if i // 13 == led and 1 << (i % 13) > best:
                     best = 1 << (i % 13)
-                    winner = (leader + k) % table.players
+                    winner = (base + 4 * k) % (4 * table.players)
             followers = followers[len(trick) - 1 :]
             trick = ()
         else:
-            base = leader * 4
             if first:
                 i = table.lead_index
                 led, r = divmod(i, 13)
@@ -447,12 +456,13 @@ def _play(
                     if span < TOP_UP:
                         value = value << 64 | next64()
                         span <<= 64
-                    quotient, excess = divmod(span, total)
-                    if value < span - excess:
-                        value, k = divmod(value, total)
-                        span = quotient
+                    quotient, k = divmod(value, total)
+                    if quotient < span // total:
+                        value = quotient
+                        span //= total
                     else:
-                        draws.value, draws.span = value - span + excess, excess
+                        limit = span // total * total
+                        draws.value, draws.span = value - limit, span - limit
                         k = draws.below(total)
                         value, span = draws.value, draws.span
                 if k < pc:
@@ -466,12 +476,14 @@ def _play(
                 i = led * 13 + r
             best = 1 << r
             hands[base + led] ^= best
-            winner = leader
+            winner = base
             points = tally[i]
             if breaks[i]:
                 broken = True
-        for seat in followers:
-            slot = seat * 4 + led
+        led_tally = suit_tally[led]
+        led_breaks = suit_breaks[led]
+        for base in followers:
+            slot = base + led
             follow = hands[slot]
             if follow:
                 count = pop[follow]
@@ -480,23 +492,25 @@ def _play(
                     if span < TOP_UP:
                         value = value << 64 | next64()
                         span <<= 64
-                    quotient, excess = divmod(span, count)
-                    if value < span - excess:
-                        value, k = divmod(value, count)
-                        span = quotient
+                    quotient, k = divmod(value, count)
+                    if quotient < span // count:
+                        value = quotient
+                        span //= count
                     else:
-                        draws.value, draws.span = value - span + excess, excess
+                        limit = span // count * count
+                        draws.value, draws.span = value - limit, span - limit
                         k = draws.below(count)
                         value, span = draws.value, draws.span
                 r = nth[follow * 13 + k]
                 bit = 1 << r
                 hands[slot] = follow ^ bit
-                i = led * 13 + r
+                points += led_tally[r]
+                if led_breaks[r]:
+                    broken = True
                 if bit > best:
                     best = bit
-                    winner = seat
+                    winner = base
             else:
-                base = seat * 4
                 c, d, h, s = hands[base : base + 4]
                 if first and (c & ~ban_c or d & ~ban_d or h & ~ban_h or s & ~ban_s):
                     c &= ~ban_c
@@ -510,12 +524,13 @@ def _play(
                     if span < TOP_UP:
                         value = value << 64 | next64()
                         span <<= 64
-                    quotient, excess = divmod(span, total)
-                    if value < span - excess:
-                        value, k = divmod(value, total)
-                        span = quotient
+                    quotient, k = divmod(value, total)
+                    if quotient < span // total:
+                        value = quotient
+                        span //= total
                     else:
-                        draws.value, draws.span = value - span + excess, excess
+                        limit = span // total * total
+                        draws.value, draws.span = value - limit, span - limit
                         k = draws.below(total)
                         value, span = draws.value, draws.span
                 if k < pc:
@@ -528,10 +543,10 @@ def _play(
                     suit, r = 3, nth[s * 13 + k - pc - pd - ph]
                 hands[base + suit] ^= 1 << r
                 i = suit * 13 + r
-            points += tally[i]
-            if breaks[i]:
-                broken = True
-        tallies[winner] += points
-        leader = winner
+                points += tally[i]
+                if breaks[i]:
+                    broken = True
+        tallies[winner >> 2] += points
+        base = winner
         first = False
     draws.value, draws.span = value, span
