@@ -204,6 +204,10 @@ class CancelState:
         """Play card ``index`` for :attr:`to_play`; an illegal card raises FastPathError."""
         if self.done or index not in self.legal():
             raise FastPathError(f"{index_card(index)} is not a legal play now")
+        self._apply(index)
+
+    def _apply(self, index: int) -> None:
+        # play a card already known to be legal (the playout loop's path)
         table = self.table
         self.hands[self.to_play].remove(index)
         self.trick.append(index)
@@ -237,9 +241,10 @@ class CancelState:
         """Finish a copy of this hand with uniformly random legal plays; the points per seat."""
         state = self.copy()
         below = draws.below
-        while not state.done:
+        hands = state.hands
+        while any(hands):
             options = state.legal()
-            state.play(options[below(len(options))] if len(options) > 1 else options[0])
+            state._apply(options[below(len(options))] if len(options) > 1 else options[0])
         return state.points()
 
 
