@@ -242,12 +242,16 @@ def hand_points(table: Table, tallies: Sequence[int], scores: Sequence[int] = ()
     points only, a J♦ bonus stays with its taker.
     """
     total = table.moon_total
-    if total not in tallies and max(tallies) < JACK_MARK:
-        return list(tallies)  # no moon, no J♦: the common case, kept cheap
-    penalties = [t % JACK_MARK for t in tallies]
+    if max(tallies) < JACK_MARK:
+        if total not in tallies or total <= 0:
+            return list(tallies)  # no moon, no J♦: the common case, kept cheap
+        penalties = list(tallies)
+    else:
+        penalties = [t % JACK_MARK for t in tallies]
+        if total not in penalties or total <= 0:
+            # each J♦ taken: drop its mark, count -10
+            return [t - t // JACK_MARK * (JACK_MARK + 10) for t in tallies]
     bonus = [-10 * (t // JACK_MARK) for t in tallies]
-    if total <= 0 or total not in penalties:
-        return [p + b for p, b in zip(penalties, bonus, strict=True)]
     shooter = penalties.index(total)
     others = tuple(b + (0 if s == shooter else total) for s, b in enumerate(bonus))
     minus = tuple(b - (total if s == shooter else 0) for s, b in enumerate(bonus))
