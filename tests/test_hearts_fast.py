@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from heartsuit.cards import Card
 from heartsuit.hearts.fast import (
+    TRICK_POOL,
     FastPathError,
     FastState,
     Position,
@@ -82,6 +83,8 @@ def _lockstep(rules: Rules, seed: int) -> int:
     replay = Draws(seed)  # the stepping replay must consume exactly what the hot loop did
     steps = 0
     while hand.phase is Phase.PLAY:
+        if not state.trick:
+            replay.reserve(TRICK_POOL)  # the hot loop tops its pool up before each trick
         seat = hand.to_play
         assert seat is not None and seat == state.to_play
         engine_legal = cards_mask(hand.legal_plays(seat))
@@ -121,7 +124,10 @@ def test_fast_path_agrees_from_the_middle_of_a_trick() -> None:
         points = playout(Table.of(rules), pos, draws)
         state = FastState(Table.of(rules), pos)
         replay = Draws(seed)
+        replay.reserve(TRICK_POOL)
         while not state.done:
+            if not state.trick:
+                replay.reserve(TRICK_POOL)
             options = _indices(state.legal())
             state.play(options[replay.below(len(options))] if len(options) > 1 else options[0])
         assert points == state.points()

@@ -35,6 +35,9 @@ SUITS: tuple[Suit, ...] = tuple(Suit)  # C, D, H, S: the pack order and the inde
 HEARTS = 2
 SUIT_BITS = 0x1FFF
 JACK_MARK = 1000  # a taken J♦ adds this to a seat's tally: penalties = tally % JACK_MARK
+# the draw pool is topped up to this span before each trick: ten choices among at most 52 cards
+# still leave it above TOP_UP, so a choice is rejected (and redrawn) with odds under 2**-26
+TRICK_POOL = TOP_UP * 52**10
 
 _POP: list[int] = [m.bit_count() for m in range(1 << 13)]
 _BIT: list[int] = [1 << i for i in range(52)]
@@ -413,9 +416,11 @@ def _play(
 ) -> None:
     """The hot loop: the same rules as :meth:`FastState.legal`, unrolled, choices inlined.
 
-    Each random choice is ``Draws.below`` written out on local variables (pool ``value`` uniform
-    in ``0 .. span-1``); the rare rejection falls back to the method. Mutates ``hands`` (emptied)
-    and ``tallies`` (points taken added).
+    The pool is topped up once per trick (``Draws.reserve(TRICK_POOL)``), and then each random
+    choice is ``Draws.below`` written out on local variables (pool ``value`` uniform in
+    ``0 .. span-1``); the rare rejection falls back to the method. So the loop consumes exactly
+    what ``reserve`` + ``below`` would (a test replays it). Mutates ``hands`` (emptied) and
+    ``tallies`` (points taken added).
     """
     value, span = draws.value, draws.span
     next64 = draws.rng.next64
@@ -433,6 +438,10 @@ def _play(
     while tricks_left:
         tricks_left -= 1
         followers = bases_after[base >> 2]
+        while span < TRICK_POOL:
+            # Draws.reserve(TRICK_POOL), inlined: enough pool for every choice of the trick
+            value = value << 64 | next64()
+            span <<= 64
         if trick:
             # resume the trick in progress: replay its cards into the running state
             led = trick[0] // 13
@@ -457,13 +466,11 @@ def _play(
                 total = pc + pd + ph + ps
                 k = 0
                 if total > 1:
-                    if span < TOP_UP:
-                        value = value << 64 | next64()
-                        span <<= 64
                     quotient, k = divmod(value, total)
-                    if quotient < span // total:
+                    rest = span // total
+                    if quotient < rest:
                         value = quotient
-                        span //= total
+                        span = rest
                     else:
                         limit = span // total * total
                         draws.value, draws.span = value - limit, span - limit
@@ -493,13 +500,11 @@ def _play(
                 count = pop[follow]
                 k = 0
                 if count > 1:
-                    if span < TOP_UP:
-                        value = value << 64 | next64()
-                        span <<= 64
                     quotient, k = divmod(value, count)
-                    if quotient < span // count:
+                    rest = span // count
+                    if quotient < rest:
                         value = quotient
-                        span //= count
+                        span = rest
                     else:
                         limit = span // count * count
                         draws.value, draws.span = value - limit, span - limit
@@ -525,13 +530,11 @@ def _play(
                 total = pc + pd + ph + ps
                 k = 0
                 if total > 1:
-                    if span < TOP_UP:
-                        value = value << 64 | next64()
-                        span <<= 64
                     quotient, k = divmod(value, total)
-                    if quotient < span // total:
+                    rest = span // total
+                    if quotient < rest:
                         value = quotient
-                        span //= total
+                        span = rest
                     else:
                         limit = span // total * total
                         draws.value, draws.span = value - limit, span - limit

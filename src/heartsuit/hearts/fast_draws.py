@@ -32,6 +32,13 @@ class Draws:
         self.value = 0
         self.span = 1
 
+    def reserve(self, span: int) -> None:
+        """Top the pool up to at least ``span`` (the playout loop does this before each trick,
+        so that no choice inside the trick needs a refill check)."""
+        while self.span < span:
+            self.value = self.value << 64 | self.rng.next64()
+            self.span <<= 64
+
     def below(self, n: int) -> int:
         """A uniform integer in ``0 .. n-1`` (``n`` up to about 2**32)."""
         if n <= 0:
