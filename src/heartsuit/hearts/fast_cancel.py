@@ -18,14 +18,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from heartsuit.cards import Card
-from heartsuit.hearts.fast import (
+from heartsuit.hearts.fast_draws import Draws
+from heartsuit.hearts.fast_tables import (
     HEARTS,
     JACK_MARK,
     FastPathError,
     card_index,
     index_card,
 )
-from heartsuit.hearts.fast_draws import Draws
 from heartsuit.hearts.rules import QUEEN_OF_SPADES, Rules
 from heartsuit.hearts.scoring import shooter_choice
 
