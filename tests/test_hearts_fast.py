@@ -22,6 +22,7 @@ from heartsuit.hearts.fast import (
     index_card,
     mask_cards,
     playout,
+    position_from_view,
     random_hand,
 )
 from heartsuit.hearts.fast_draws import Draws
@@ -301,3 +302,26 @@ def test_random_playouts_keep_every_card_and_all_points(seed: int, name: str) ->
     jacks = 10 if rules.jack_of_diamonds else 0
     assert sum(points) + jacks in (table.moon_total, table.moon_total * (table.players - 1),
                                    -table.moon_total)
+
+
+def test_a_view_plus_the_true_hidden_cards_is_the_engine_position() -> None:
+    rng = Rng(21)
+    for name in ("standard", "five", "black-maria-spades"):
+        rules = ONE_PACK_RULES[name]
+        for seed in range(15):
+            hand = Hand.deal(rules, seed, pass_direction=HOLD)
+            for _ in range(rng.below(len(rules.deck()))):
+                seat = hand.to_play
+                assert seat is not None
+                legal = hand.legal_plays(seat)
+                hand.play(seat, legal[rng.below(len(legal))])
+            seat = hand.to_play
+            assert seat is not None
+            guess = [tuple(h) if s != seat else () for s, h in enumerate(hand.holdings)]
+            assert position_from_view(hand.view(seat), guess) == _engine_position(hand)
+
+
+def test_a_guess_must_list_every_seat() -> None:
+    hand = Hand.deal(Rules(), 1, pass_direction=HOLD)
+    with pytest.raises(FastPathError, match="every seat"):
+        position_from_view(hand.view(0), [()])

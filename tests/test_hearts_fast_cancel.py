@@ -11,6 +11,7 @@ from heartsuit.hearts.fast_cancel import (
     CancelState,
     CancelTable,
     cancel_points,
+    cancel_position_from_view,
     random_cancel_hand,
 )
 from heartsuit.hearts.fast_draws import Draws
@@ -123,3 +124,23 @@ def test_cancellation_positions_are_checked() -> None:
         CancelState(table, CancelPosition.from_cards([[C("2C")]] * 6, leader=0))
     with pytest.raises(FastPathError):
         CancelTable.of(Rules())
+
+
+def test_a_view_plus_the_true_hidden_cards_is_the_engine_position() -> None:
+    rules = Rules.preset("cancellation", players=7)
+    draws = Draws(4)
+    for seed in range(40):
+        hand = Hand.deal(rules, seed)
+        steps = draws.below(len(rules.deck()) - len(hand.kitty))
+        for _ in range(steps):
+            seat = hand.to_play
+            assert seat is not None
+            legal = hand.legal_plays(seat)
+            hand.play(seat, legal[draws.below(len(legal))])
+        seat = hand.to_play
+        assert seat is not None
+        guess = [tuple(h) for h in hand.holdings]
+        pos = cancel_position_from_view(hand.view(seat), guess, hand.kitty)
+        assert pos == _position(hand)
+    with pytest.raises(FastPathError, match="every seat"):
+        cancel_position_from_view(Hand.deal(rules, 0).view(0), [()])

@@ -47,6 +47,7 @@ from heartsuit.hearts.fast_tables import (
     mask_cards,
     split_suits,
 )
+from heartsuit.hearts.view import SeatView
 
 __all__ = [
     "HEARTS",
@@ -64,6 +65,7 @@ __all__ = [
     "index_card",
     "mask_cards",
     "playout",
+    "position_from_view",
     "random_hand",
 ]
 
@@ -235,3 +237,38 @@ class FastState:
 def playout(table: Table, pos: Position, draws: Draws) -> list[int]:
     """Play ``pos`` to the end with uniformly random legal plays; each seat's hand points."""
     return FastState(table, pos).playout(draws)
+
+
+def position_from_view(view: SeatView, hidden: Sequence[Iterable[Card]]) -> Position:
+    """A full position from what ``view``'s seat knows plus a guess at the hidden cards.
+
+    ``hidden[seat]`` is a guess at another seat's unplayed cards (a sampled world, as PIMC and
+    ISMCTS draw them); the viewer's own entry is ignored and its real hand used instead. The
+    played cards, who took them, the trick and the flags all come from the view.
+    """
+    n = view.rules.players
+    if len(hidden) != n:
+        raise FastPathError(f"a guess lists every seat's cards ({n} seats), not {len(hidden)}")
+    hands = [view.hand if seat == view.seat else tuple(hidden[seat]) for seat in range(n)]
+    taken: list[list[Card]] = [[] for _ in range(n)]
+    for record in view.tricks:
+        if record.winner is None:
+            raise FastPathError("a held-over trick: use fast_cancel for Cancellation")
+        taken[record.winner].extend(card for _, card in record.plays)
+    plays = view.trick.plays if view.trick is not None else ()
+    if view.trick is not None:
+        leader = view.trick.leader
+    elif view.tricks:
+        leader = view.tricks[-1].winner or 0
+    else:
+        opening = index_card(Table.of(view.rules).lead_index)
+        leader = next((s for s, h in enumerate(hands) if opening in h), 0)
+    return Position.from_cards(
+        hands,
+        leader=leader,
+        trick=[card for _, card in plays],
+        hearts_broken=view.hearts_broken,
+        first_trick=not view.tricks,
+        taken=taken,
+        scores=view.scores,
+    )

@@ -28,6 +28,7 @@ from heartsuit.hearts.fast_tables import (
 )
 from heartsuit.hearts.rules import QUEEN_OF_SPADES, Rules
 from heartsuit.hearts.scoring import shooter_choice
+from heartsuit.hearts.view import SeatView
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,3 +289,46 @@ def random_cancel_hand(table: CancelTable, draws: Draws) -> list[int]:
         kitty=tuple(sorted(cards[n * size :])),
     )
     return CancelState(table, pos).playout(draws)
+
+
+def cancel_position_from_view(
+    view: SeatView, hidden: Sequence[Iterable[Card]], kitty: Iterable[Card] = ()
+) -> CancelPosition:
+    """A full Cancellation position from ``view`` plus a guess at the hidden cards.
+
+    ``hidden[seat]`` guesses another seat's unplayed cards (the viewer's entry is ignored);
+    ``kitty`` guesses the kitty, which matters only while no trick has been won (after that its
+    cards are counted with the first winner's, so pass the guess that was used then, or any
+    cards: the kitty is never seen before the hand ends).
+    """
+    n = view.rules.players
+    if len(hidden) != n:
+        raise FastPathError(f"a guess lists every seat's cards ({n} seats), not {len(hidden)}")
+    kitty_cards = list(kitty)
+    hands = [view.hand if seat == view.seat else tuple(hidden[seat]) for seat in range(n)]
+    taken: list[list[Card]] = [[] for _ in range(n)]
+    held: list[Card] = []
+    kitty_open = True
+    for record in view.tricks:
+        cards = [card for _, card in record.plays]
+        if record.winner is None:
+            held.extend(cards)
+            continue
+        taken[record.winner].extend(cards + held)
+        held = []
+        if kitty_open:
+            taken[record.winner].extend(kitty_cards)
+            kitty_open = False
+    if view.trick is None:
+        raise FastPathError("the view has no trick in play")
+    return CancelPosition.from_cards(
+        hands,
+        leader=view.trick.leader,
+        trick=[card for _, card in view.trick.plays],
+        hearts_broken=view.hearts_broken,
+        first_trick=not view.tricks,
+        taken=taken,
+        held_over=held,
+        kitty=kitty_cards if kitty_open else (),
+        scores=view.scores,
+    )
