@@ -110,3 +110,14 @@ def test_the_cli_reports_bad_input(capsys: pytest.CaptureFixture[str]) -> None:
     assert "4 players" in capsys.readouterr().err
     assert main(["hearts", "arena", "--bots", "x,y,z,w", "--hands", "2"]) == 2
     assert "no bot called" in capsys.readouterr().err
+
+
+def test_the_paired_difference_is_taken_deal_by_deal() -> None:
+    result = run_arena(["heuristic", "random", "random", "random"], deals=6, seed=3)
+    diff = result.difference("heuristic", "random")
+    per_deal = [h - r for h, r in result.per_deal]
+    assert diff.mean == pytest.approx(sum(per_deal) / 6)
+    assert diff.name == "heuristic - random"
+    assert "paired difference heuristic - random" in result.table()
+    with pytest.raises(ArenaError, match="compare two"):
+        result.difference("heuristic", "nobody")

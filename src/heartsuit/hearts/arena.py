@@ -67,6 +67,15 @@ class ArenaResult:
     def score(self, name: str) -> BotScore:
         return next(s for s in self.scores if s.name == name)
 
+    def difference(self, a: str, b: str) -> BotScore:
+        """``a``'s points minus ``b``'s, paired deal by deal (the sharper comparison: the luck
+        of each deal cancels), with its 95% interval; named ``"a - b"``."""
+        names = [s.name for s in self.scores]
+        if a not in names or b not in names:
+            raise ArenaError(f"compare two of the bots that played: {', '.join(names)}")
+        ka, kb = names.index(a), names.index(b)
+        return _score(f"{a} - {b}", 0, [row[ka] - row[kb] for row in self.per_deal])
+
     def table(self) -> str:
         """The result as an aligned text table."""
         width = max(len("bot"), *(len(s.name) for s in self.scores))
@@ -82,7 +91,19 @@ class ArenaResult:
                 else f"± {s.half_width:.2f}  [{s.low:.2f}, {s.high:.2f}]"
             )
             lines.append(f"{s.name:<{width}}  {s.seats:>5}  {s.mean:>11.2f}  {interval}")
+        if len(self.scores) >= 2 and self.deals > 1:
+            d = self.difference(self.scores[0].name, self.scores[1].name)
+            lines.append(
+                f"paired difference {d.name}: {d.mean:+.2f} ± {d.half_width:.2f} "
+                f"[{d.low:+.2f}, {d.high:+.2f}]"
+            )
         return "\n".join(lines)
+
+
+def _score(name: str, seats: int, values: list[float]) -> BotScore:
+    """Mean of per-deal values with a normal 95% interval over deals (nan for one deal)."""
+    half = Z95 * stdev(values) / math.sqrt(len(values)) if len(values) > 1 else math.nan
+    return BotScore(name, seats, fmean(values), half)
 
 
 def play_hand(rules: Rules, seed: int, hand_number: int, bots: Sequence[Bot]) -> tuple[int, ...]:
@@ -132,9 +153,8 @@ def run_arena(
             for slot, name in enumerate(names):
                 totals[name] += points[(slot + rotation) % n]
         per_deal.append(tuple(totals[d] / (n * names.count(d)) for d in distinct))
-    scores = []
-    for k, name in enumerate(distinct):
-        values = [row[k] for row in per_deal]
-        half = Z95 * stdev(values) / math.sqrt(deals) if deals > 1 else math.nan
-        scores.append(BotScore(name, names.count(name), fmean(values), half))
-    return ArenaResult(names, rules, deals, n, seed, tuple(scores), tuple(per_deal))
+    scores = tuple(
+        _score(name, names.count(name), [row[k] for row in per_deal])
+        for k, name in enumerate(distinct)
+    )
+    return ArenaResult(names, rules, deals, n, seed, scores, tuple(per_deal))
