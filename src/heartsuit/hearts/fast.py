@@ -129,14 +129,11 @@ class Position:
         left = {h.bit_count() - (seat not in in_trick) for seat, h in enumerate(self.hands)}
         if len(left) != 1:
             raise FastPathError("the seats hold unequal numbers of cards for this trick")
-        if self.first_trick and (self.trick[:1] or (self.leader_card(table),))[0] != (
-            table.lead_index
-        ):
-            raise FastPathError(f"the first trick is led with {index_card(table.lead_index)}")
-
-    def leader_card(self, table: Table) -> int:
-        """The opening card if the leader holds it, else -1 (a check for the first trick)."""
-        return table.lead_index if self.hands[self.leader] >> table.lead_index & 1 else -1
+        if self.first_trick:
+            lead = table.lead_index
+            opened = self.trick[0] == lead if self.trick else self.hands[self.leader] >> lead & 1
+            if not opened:
+                raise FastPathError(f"the first trick is led with {index_card(lead)}")
 
 
 class FastState:
