@@ -231,3 +231,11 @@ def test_bots_always_pass_and_play_legally(seed: int, preset: str, names: list[s
         assert card in view.legal
         hand.play(turn, card)
     assert len(hand.points()) == rules.players
+
+
+def test_with_two_packs_a_pass_may_hold_both_copies_of_a_card() -> None:
+    rules = Rules.preset("cancellation", passing=True, pass_cycle=("left",))
+    hand = Hand.deal(rules, 5)
+    passed = HeuristicBot().choose_pass(hand.view(0))
+    assert len(passed) == rules.pass_count
+    hand.pass_cards(0, passed)  # the engine accepts it: every card is held as often as passed

@@ -52,7 +52,8 @@ def moon_threat(view: SeatView) -> int | None:
 
 
 class HeuristicBot:
-    """Deterministic heuristics; the seed is accepted for the registry and kept for ties."""
+    """Deterministic heuristics. The seed is accepted (and kept) only so that every bot is built
+    alike by :func:`heartsuit.hearts.bots.make_bot`; the choices do not depend on it."""
 
     name = "heuristic"
 
@@ -72,21 +73,19 @@ class HeuristicBot:
                 if card in hand and len(chosen) < count:
                     chosen.append(card)
         room = count - len(chosen)
+        left = list(hand)  # removed one copy at a time: two packs can deal a card twice
+        for card in chosen:
+            left.remove(card)
         # void a short side suit: a void lets the bot discard its dangerous cards later
-        sides = [
-            [c for c in hand if c.suit is suit and c not in chosen]
-            for suit in (Suit.CLUBS, Suit.DIAMONDS)
-        ]
+        sides = [[c for c in left if c.suit is suit] for suit in (Suit.CLUBS, Suit.DIAMONDS)]
         sides = sorted((s for s in sides if 0 < len(s) <= room), key=len)
         if sides:
             chosen += sides[0]
-        rest = sorted(
-            (c for c in hand if c not in chosen),
-            key=lambda c: self._pass_danger(c, hand, low_spades),
-            reverse=True,
-        )
-        chosen += rest[: count - len(chosen)]
-        return tuple(chosen[:count])
+            for card in sides[0]:
+                left.remove(card)
+        left.sort(key=lambda c: self._pass_danger(c, hand, low_spades), reverse=True)
+        chosen += left[: count - len(chosen)]
+        return tuple(chosen)
 
     @staticmethod
     def _pass_danger(card: Card, hand: list[Card], low_spades: int) -> float:
