@@ -345,6 +345,22 @@ def test_a_selection_does_not_dim_its_partners() -> None:
     assert 24 not in game.dimmed() and 23 in game.outlined()
 
 
+def test_explain_says_why_a_tap_would_not_play() -> None:
+    game = Game.from_code(EXAMPLE)  # tip 5♥, waste 4♥
+    assert game.explain(1) is Reason.COVERED
+    assert game.explain(25) is None and game.explain("waste") is None
+    assert game.explain("stock") is None
+    game.tap(25)
+    assert game.explain("waste") is Reason.MUST_MATCH and game.explain(25) is None
+    assert game.tap("waste").reason is Reason.MUST_MATCH
+    matching = Game.from_code(TIP_MATCHES_WASTE)
+    matching.tap(25)
+    assert matching.explain("waste") is None
+    matching.tap("waste")
+    assert matching.explain(25) is Reason.EMPTY_PLACE
+    assert matching.explain("waste") is Reason.EMPTY_WASTE
+
+
 # ---------------------------------------------------------------- bad input
 @pytest.mark.parametrize("target", [0, 26, -1, "foo", "", True, 1.5, None, "25", [25]])
 def test_a_target_that_does_not_exist_is_refused_and_changes_nothing(target: Any) -> None:

@@ -198,3 +198,16 @@ def test_taps_after_the_end_change_nothing(number: int, picks: list[int]) -> Non
                 with pytest.raises(GameOver):
                     game.tap(target)
             assert game.to_dict() == snapshot
+
+
+@PROPERTY
+@given(deal_numbers, choices)
+def test_explain_agrees_with_what_a_tap_does(number: int, picks: list[int]) -> None:
+    for game, _action, _before in random_play(number, picks):
+        if game.over:
+            continue
+        for target in (*range(1, 26), "stock", "waste"):
+            why = game.explain(target)
+            result = Game.from_dict(game.to_dict()).tap(target)
+            assert why == result.reason
+            assert (why is None) == (result.kind not in (TapKind.IGNORED, TapKind.RESELECTED))
