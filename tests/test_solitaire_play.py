@@ -152,7 +152,16 @@ def test_indonesian() -> None:
     assert "Kartu itu masih tertutup." in text
     assert "*** Tidak ada lagi langkah yang bisa dilakukan ***" in text
     assert "Waktu 00:00  Skor 10  Langkah 1" in text
-    assert set(STRINGS["id"]) == set(STRINGS["en"])
+    assert set(STRINGS["en"]) <= set(STRINGS["id"])
+
+
+def test_a_bad_code_is_explained_in_indonesian_too() -> None:
+    out = io.StringIO()
+    status = play("HH1-N-AAAAAA1", language="id", stdin=io.StringIO(""), stdout=out)
+    assert status == 2
+    assert "Kode susunan itu tidak sah: bagian terakhir kode hanya memuat huruf A sampai Z" in (
+        out.getvalue()
+    )
 
 
 def test_the_end_of_the_input_ends_the_game_quietly() -> None:

@@ -116,6 +116,14 @@ STRINGS: Final[dict[Language, dict[str, str]]] = {
         "unknown": "Perintah {text!r} tidak dikenal. Ketik h untuk bantuan.",
         "no_position": "Tidak ada tempat {number}: tempat bernomor 1 sampai 25.",
         "bad_code": "Kode susunan itu tidak sah: {error}",
+        # deal-code problems (codes.CodeProblem), since the codes module speaks English
+        "code_not_text": "kode harus berupa teks",
+        "code_parts": "kode terdiri atas tiga bagian yang dipisah '-', seperti HH1-N-AAAAAAM",
+        "code_prefix": "kode Heart to Heart diawali HH, seperti HH1-N-AAAAAAM",
+        "code_version": "versi kode ini tidak dikenal; gunakan HH1-…",
+        "code_rule_set": "aturan permainan itu tidak dikenal; gunakan N",
+        "code_length": "bagian terakhir kode terdiri atas tepat 7 huruf",
+        "code_letter": "bagian terakhir kode hanya memuat huruf A sampai Z",
         "new_game": "Permainan baru {code}.",
         "bye": "Sampai jumpa.",
     },
@@ -212,7 +220,8 @@ class Session:
         try:
             normal = None if code is None else normalize_code(code)
         except DealCodeError as err:
-            self.write(self.text["bad_code"].format(error=err))
+            detail = self.text.get(f"code_{err.problem.value}", str(err))
+            self.write(self.text["bad_code"].format(error=detail))
             return False
         self.game = Game.from_code(
             random_code() if normal is None else normal,
