@@ -216,7 +216,7 @@ def test_marks_show_free_covered_selected_outlined_and_dimmed() -> None:
     assert ". 5♥." in "\n".join(draw_heart(game2))  # the tip cannot pair with the waste's 4♥
     game2.placement_help = False
     plain = "\n".join(draw_heart(game2))
-    assert "  5♥" in plain and "." not in plain and "[" not in plain
+    assert "| 5♥|" in plain and "." not in plain and "[" not in plain
 
 
 def test_without_placement_help_no_outlines_are_drawn() -> None:

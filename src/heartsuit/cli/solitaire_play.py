@@ -6,8 +6,8 @@ module only draws the board, reads commands and passes the time of each command 
 
 The heart is drawn to scale: each card is two half-card steps wide, so a card sits half a card
 to the side of the two it covers, exactly as ``layout.X2`` places it. Card marks:
-``[ 5♥]`` can pair now (placement help), ``* 5♥*`` selected, `` 5♥`` free, ``( 5♥)`` covered,
-``. 5♥.`` cannot pair with the selected card (placement help); an empty place is blank.
+``| 5♥|`` free, ``( 5♥)`` covered, ``* 5♥*`` selected, and with placement help ``[ 5♥]`` can
+pair now and ``. 5♥.`` cannot pair with the selected card; an empty place is blank.
 """
 
 from __future__ import annotations
@@ -45,7 +45,8 @@ STRINGS: Final[dict[Language, dict[str, str]]] = {
         "time": "Time",
         "score": "Score",
         "moves": "Moves",
-        "legend": "[ ] can pair   * * selected   ( ) covered   . . no match",
+        "legend": "| | free   ( ) covered   * * selected",
+        "legend_help": "   [ ] can pair   . . no match",
         "prompt": "> ",
         "help": (
             "Commands:\n"
@@ -87,7 +88,8 @@ STRINGS: Final[dict[Language, dict[str, str]]] = {
         "time": "Waktu",
         "score": "Skor",
         "moves": "Langkah",
-        "legend": "[ ] bisa dipasangkan   * * terpilih   ( ) tertutup   . . tidak cocok",
+        "legend": "| | bebas   ( ) tertutup   * * terpilih",
+        "legend_help": "   [ ] bisa dipasangkan   . . tidak cocok",
         "prompt": "> ",
         "help": (
             "Perintah:\n"
@@ -298,8 +300,8 @@ class Session:
             self.write(line)
         self.write(self.piles())
         self.write(self.info())
-        if game.placement_help:
-            self.write(self.text["legend"])
+        help_marks = self.text["legend_help"] if game.placement_help else ""
+        self.write(self.text["legend"] + help_marks)
         if game.outcome is Outcome.DEAD_END:
             self.write(f"*** {self.text['dead_end']} ***")
             self.write(self.text["dead_end_offer"])
@@ -341,7 +343,7 @@ _BRACKETS: Final[dict[Mark, str]] = {
     "selected": "**",
     "outlined": "[]",
     "dimmed": "..",
-    "free": "  ",
+    "free": "||",
     "covered": "()",
 }
 
