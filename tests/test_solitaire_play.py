@@ -240,3 +240,13 @@ def test_the_command_line_refuses_a_bad_code(
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
     assert main(["solitaire", "play", "HH2-N-AAAAAAM"]) == 2
     assert "not valid" in capsys.readouterr().out
+
+
+def test_ctrl_c_quits_quietly() -> None:
+    class Interrupted:
+        def readline(self) -> str:
+            raise KeyboardInterrupt
+
+    out = io.StringIO()
+    assert play(EXAMPLE, stdin=Interrupted(), stdout=out, clock=FakeClock()) == 0
+    assert out.getvalue().rstrip().endswith("Goodbye.")

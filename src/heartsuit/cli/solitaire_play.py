@@ -184,14 +184,20 @@ def play(
     source: LineSource = sys.stdin if stdin is None else stdin
     if not session.start(code):
         return 2
-    while True:
-        session.write(session.text["prompt"], end="")
-        line = source.readline()
-        if not line:
-            session.write("")
-            return 0
-        if not session.command(line):
-            return 0
+    try:
+        while True:
+            session.write(session.text["prompt"], end="")
+            session.out.flush()
+            line = source.readline()
+            if not line:
+                session.write("")
+                return 0
+            if not session.command(line):
+                return 0
+    except KeyboardInterrupt:  # Ctrl-C is a way to quit, not a crash
+        session.write("")
+        session.write(session.text["bye"])
+        return 0
 
 
 class Session:
