@@ -106,36 +106,56 @@ class _Search:
         self._verdicts: dict[tuple[int, tuple[int, ...]], bool] = {}
 
     def bound(self, present: int, removed: int, pointer: int) -> int:
-        """The admissible lower bound of the module docstring; -1 when plainly hopeless."""
+        """The admissible lower bound of the module docstring; -1 when plainly hopeless.
+
+        The pile is walked once in order of distance: the waste top and the waste cards that
+        pairs could dig out (distance 0), then the stock, a redeal, and the rest of the waste.
+        """
         pairs = 0
-        reach = 0
-        n = self.n
-        cycle = self.cycle
-        live = {rank for rank, mask, _ in self.rank_info if present & mask}
-        # waste cards that pairs alone might uncover: everything above them could still pair
-        diggable = 0
-        for j in range(pointer - 1, -1, -1):
-            if removed >> j & 1:
-                continue
-            diggable |= 1 << j
-            if cycle[j] not in live:
-                break
+        need = [0] * 15
+        outstanding = 0
+        live = 0
         for rank, mask, table in self.rank_info:
             sub = present & mask
-            if not sub:
+            if sub:
+                live |= 1 << rank
+                moves, count = table[sub]
+                pairs += moves
+                if count:
+                    need[rank] = count
+                    outstanding += 1
+        if not outstanding:
+            return pairs
+        cycle = self.cycle
+        j = pointer - 1
+        while j >= 0:
+            if not removed >> j & 1:
+                rank = cycle[j]
+                if need[rank]:
+                    need[rank] -= 1
+                    if not need[rank]:
+                        outstanding -= 1
+                        if not outstanding:
+                            return pairs
+                if not live >> rank & 1:
+                    break  # this card can never be paired away, so nothing below it is dug out
+            j -= 1
+        reach = 0
+        for k in (*range(pointer, self.n), -1, *range(j)):
+            if k < 0:
+                reach += 1  # the redeal
                 continue
-            moves, need = table[sub]
-            pairs += moves
-            if need:
-                dists = sorted(
-                    0 if diggable >> j & 1 else distance(removed, pointer, n, j)
-                    for j in self.pile_of_rank[rank]
-                    if not removed >> j & 1
-                )
-                if len(dists) < need:
-                    return -1
-                reach = max(reach, dists[need - 1])
-        return pairs + reach
+            if removed >> k & 1:
+                continue
+            reach += 1
+            rank = cycle[k]
+            if need[rank]:
+                need[rank] -= 1
+                if not need[rank]:
+                    outstanding -= 1
+                    if not outstanding:
+                        return pairs + reach
+        return -1
 
     def winnable(self, present: int, removed: int) -> bool:
         counts = tuple(
@@ -174,6 +194,8 @@ class _Search:
             if g > best_g.get(state, g) or f >= upper:
                 continue
             present, removed, pointer = state
+            if present and not self.winnable(present, removed):
+                continue
             if present == 0:
                 line: list[Pairing] = []
                 while state in parent:
@@ -208,8 +230,6 @@ class _Search:
                     continue
                 hb = self.bound(*child)
                 if hb < 0 or cg + hb >= upper:
-                    continue
-                if not self.winnable(child[0], child[1]):
                     continue
                 best_g[child] = cg
                 parent[child] = (state, move)
