@@ -170,8 +170,17 @@ class _Search:
             self._verdicts[key] = verdict
         return verdict
 
+    def pair_moves(self, present: int) -> int:
+        """The pair-move part of the bound alone (cheap)."""
+        return sum(table[present & mask][0] for _, mask, table in self.rank_info)
+
     def run(self, upper: int, deadline: float) -> tuple[list[Pairing] | None, bool, int]:
-        """A line shorter than ``upper`` (or None), whether the search finished, nodes expanded."""
+        """A line shorter than ``upper`` (or None), whether the search finished, nodes expanded.
+
+        Children enter the queue with a cheap estimate (their parent's f, or their cost so far
+        plus the pair-move bound, whichever is larger: both are admissible); the full bound is
+        computed only when a child comes up, and if it is larger the child goes back in.
+        """
         heart = self.heart
         start: State = (
             sum(1 << i for i, r in enumerate(heart) if r is not None),
@@ -184,16 +193,33 @@ class _Search:
         best_g: dict[State, int] = {start: 0}
         parent: dict[State, tuple[State, Pairing]] = {}
         tie = 0
-        heap: list[tuple[int, int, int, State]] = [(h0, 0, tie, start)]
+        heap: list[tuple[int, int, int, State, bool]] = [(h0, 0, tie, start, True)]
         nodes = 0
         n = self.n
         pile_of_rank = self.pile_of_rank
+        # per heart place: its rank's (mask, table) for the incremental pair-move bound
+        rank_of_place: dict[int, tuple[int, dict[int, tuple[int, int]]]] = {}
+        for _, mask, table in self.rank_info:
+            for i in range(25):
+                if mask >> i & 1:
+                    rank_of_place[i] = (mask, table)
         while heap:
-            f, neg_g, _, state = heapq.heappop(heap)
+            f, neg_g, _, state, exact = heapq.heappop(heap)
+            if f >= upper:
+                break  # every state left is at least as long as the line already known
             g = -neg_g
-            if g > best_g.get(state, g) or f >= upper:
+            if g > best_g[state]:
                 continue
             present, removed, pointer = state
+            if not exact:
+                hb = self.bound(present, removed, pointer)
+                if hb < 0:
+                    continue
+                if g + hb > f:
+                    if g + hb < upper:
+                        tie += 1
+                        heapq.heappush(heap, (g + hb, neg_g, tie, state, True))
+                    continue
             if present and not self.winnable(present, removed):
                 continue
             if present == 0:
@@ -206,35 +232,45 @@ class _Search:
             nodes += 1
             if nodes & 255 == 0 and time.perf_counter() > deadline:
                 return None, False, nodes
+            pairs = self.pair_moves(present)
             free = [
                 i for i in range(25) if present >> i & 1 and not COVER_MASKS[i] & present
             ]
-            children: list[tuple[State, int, Pairing]] = []
             for a, i in enumerate(free):
                 rank = heart[i]
+                assert rank is not None
+                mask, table = rank_of_place[i]
+                before = table[present & mask][0]
                 for k in free[a + 1 :]:
                     if heart[k] == rank:
-                        children.append(((present & ~(1 << i) & ~(1 << k), removed, pointer),
-                                         1, (i, k)))
-                assert rank is not None
+                        child = (present & ~(1 << i) & ~(1 << k), removed, pointer)
+                        cg = g + 1
+                        if cg >= best_g.get(child, upper):
+                            continue
+                        cf = max(f, cg + pairs - before + table[child[0] & mask][0])
+                        if cf >= upper:
+                            continue
+                        best_g[child] = cg
+                        parent[child] = (state, (i, k))
+                        tie += 1
+                        heapq.heappush(heap, (cf, -cg, tie, child, False))
+                left = present & ~(1 << i)
+                after = pairs - before + table[left & mask][0]
                 for j in pile_of_rank[rank]:
                     if removed >> j & 1:
                         continue
-                    cost = distance(removed, pointer, n, j) + 1
+                    cg = g + distance(removed, pointer, n, j) + 1
                     gone = removed | 1 << j
-                    children.append(((present & ~(1 << i), gone, canonical_pointer(gone, j)),
-                                     cost, (i, pile_code(j))))
-            for child, cost, move in children:
-                cg = g + cost
-                if cg >= best_g.get(child, upper):
-                    continue
-                hb = self.bound(*child)
-                if hb < 0 or cg + hb >= upper:
-                    continue
-                best_g[child] = cg
-                parent[child] = (state, move)
-                tie += 1
-                heapq.heappush(heap, (cg + hb, -cg, tie, child))
+                    child = (left, gone, canonical_pointer(gone, j))
+                    if cg >= best_g.get(child, upper):
+                        continue
+                    cf = max(f, cg + after)
+                    if cf >= upper:
+                        continue
+                    best_g[child] = cg
+                    parent[child] = (state, (i, pile_code(j)))
+                    tie += 1
+                    heapq.heappush(heap, (cf, -cg, tie, child, False))
         return None, True, nodes
 
 
