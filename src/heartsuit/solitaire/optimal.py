@@ -141,10 +141,19 @@ class _Search:
                     break  # this card can never be paired away, so nothing below it is dug out
             j -= 1
         reach = 0
-        for k in (*range(pointer, self.n), -1, *range(j)):
-            if k < 0:
-                reach += 1  # the redeal
+        for k in range(pointer, self.n):
+            if removed >> k & 1:
                 continue
+            reach += 1
+            rank = cycle[k]
+            if need[rank]:
+                need[rank] -= 1
+                if not need[rank]:
+                    outstanding -= 1
+                    if not outstanding:
+                        return pairs + reach
+        reach += 1  # the redeal
+        for k in range(j):
             if removed >> k & 1:
                 continue
             reach += 1
