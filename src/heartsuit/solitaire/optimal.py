@@ -5,7 +5,7 @@ Here the pile's order matters. Flips and redeals only move a pointer around the 
 ones that bring the next pile card wanted to the waste top -- and that number is fixed by where
 the pointer is. The search therefore works on *macro moves*: pair two free heart cards (cost 1),
 or pair a free heart card with pile card ``j`` (cost: the flips and redeals to reach ``j``, plus
-1). The state is (heart cards present, pile cards removed, pointer).
+1). The state is (heart cards present, pile cards removed, pointer), packed in one int.
 
 The lower bound adds two parts that can never overlap, since one counts pair moves and the other
 pointer moves:
@@ -22,7 +22,8 @@ pointer moves:
 States that can no longer be won (the exact decision of :mod:`heartsuit.solitaire.decide`) are
 dropped. The search starts with a winning line as an upper bound and only looks for strictly
 shorter ones; when it runs out of states the best line is proven optimal. A time budget stops it
-early, and the best line known so far is returned unproven.
+early (CPU time, so other processes on the machine do not change the outcome), and the best
+line known so far is returned unproven.
 """
 
 from __future__ import annotations
@@ -47,7 +48,10 @@ from heartsuit.solitaire.position import (
 #: a macro move: (heart index, heart index) for a heart pair, (heart index, -2 - j) with pile j
 Pairing = tuple[int, int]
 
-State = tuple[int, int, int]
+#: a search state packed into one int: present | removed << 25 | pointer << 52
+State = int
+_HEART = (1 << 25) - 1
+_PILE = (1 << 27) - 1
 
 
 def pile_code(j: int) -> int:
@@ -191,12 +195,10 @@ class _Search:
         computed only when a child comes up, and if it is larger the child goes back in.
         """
         heart = self.heart
-        start: State = (
-            sum(1 << i for i, r in enumerate(heart) if r is not None),
-            0,
-            canonical_pointer(0, self.start_pointer),
-        )
-        h0 = self.bound(*start)
+        start_present = sum(1 << i for i, r in enumerate(heart) if r is not None)
+        start_pointer = canonical_pointer(0, self.start_pointer)
+        start: State = start_present | start_pointer << 52
+        h0 = self.bound(start_present, 0, start_pointer)
         if h0 < 0 or h0 >= upper:
             return None, True, 0
         best_g: dict[State, int] = {start: 0}
@@ -219,7 +221,9 @@ class _Search:
             g = -neg_g
             if g > best_g[state]:
                 continue
-            present, removed, pointer = state
+            present = state & _HEART
+            removed = state >> 25 & _PILE
+            pointer = state >> 52
             if not exact:
                 hb = self.bound(present, removed, pointer)
                 if hb < 0:
@@ -239,7 +243,7 @@ class _Search:
                 line.reverse()
                 return line, True, nodes
             nodes += 1
-            if nodes & 255 == 0 and time.perf_counter() > deadline:
+            if nodes & 255 == 0 and time.process_time() > deadline:
                 return None, False, nodes
             pairs = self.pair_moves(present)
             free = [
@@ -252,11 +256,12 @@ class _Search:
                 before = table[present & mask][0]
                 for k in free[a + 1 :]:
                     if heart[k] == rank:
-                        child = (present & ~(1 << i) & ~(1 << k), removed, pointer)
+                        paired = present & ~(1 << i) & ~(1 << k)
+                        child = state & ~_HEART | paired
                         cg = g + 1
                         if cg >= best_g.get(child, upper):
                             continue
-                        cf = max(f, cg + pairs - before + table[child[0] & mask][0])
+                        cf = max(f, cg + pairs - before + table[paired & mask][0])
                         if cf >= upper:
                             continue
                         best_g[child] = cg
@@ -270,7 +275,7 @@ class _Search:
                         continue
                     cg = g + distance(removed, pointer, n, j) + 1
                     gone = removed | 1 << j
-                    child = (left, gone, canonical_pointer(gone, j))
+                    child = left | gone << 25 | canonical_pointer(gone, j) << 52
                     if cg >= best_g.get(child, upper):
                         continue
                     cf = max(f, cg + after)
@@ -288,7 +293,9 @@ def fewest_moves(
 ) -> tuple[list[Pairing] | None, bool, int]:
     """Search for a winning line of fewer than ``upper`` moves within ``budget_s`` seconds.
 
-    Returns the line (or None when none shorter was found), whether the search completed (so a
-    None means ``upper`` is optimal), and the number of states expanded.
+    The budget is CPU time of this process (:func:`time.process_time`), so that a machine busy
+    with other work does not change which lines get proven. Returns the line (or None when none
+    shorter was found), whether the search completed (so a None means ``upper`` is optimal), and
+    the number of states expanded.
     """
-    return _Search(position).run(upper, time.perf_counter() + budget_s)
+    return _Search(position).run(upper, time.process_time() + budget_s)
