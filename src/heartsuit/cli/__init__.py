@@ -7,6 +7,7 @@ parser and sets ``handler`` (a function taking the parsed arguments and returnin
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -33,5 +34,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if handler is None:
         parser.print_help(sys.stderr)
         return 2
-    result: int = handler(args)
+    try:
+        result: int = handler(args)
+    except BrokenPipeError:
+        # the reader went away (``heartsuit … | head``): stop quietly, as Unix tools do
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
     return result
