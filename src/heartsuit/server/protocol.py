@@ -42,7 +42,7 @@ class ErrorCode(StrEnum):
 class ProtocolError(ValueError):
     """A message refused before anything changed; ``detail`` is for logs and English messages."""
 
-    def __init__(self, code: ErrorCode, detail: str = "", **values: object) -> None:
+    def __init__(self, code: ErrorCode, detail: str = "", /, **values: object) -> None:
         super().__init__(detail or code.value)
         self.code = code
         self.detail = detail
@@ -210,6 +210,8 @@ class Event(BaseModel):
     #: set only when the "Move errors" setting is on and the event has something to say
     message: str | None = None
     message_key: str | None = None
+    #: why a tap did what it did ("covered", "must_match", …), whatever the settings say
+    reason: str | None = None
 
 
 class PlayerSettings(BaseModel):
