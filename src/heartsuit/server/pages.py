@@ -38,7 +38,7 @@ LANG_COOKIE: Final = "lang"
 LANG_COOKIE_MAX_AGE: Final = 365 * 24 * 60 * 60
 
 #: catalog key prefixes each page's script reads from the embedded JSON (kept small on purpose)
-_SCRIPT_PREFIXES: Final[dict[str, tuple[str, ...]]] = {
+SCRIPT_PREFIXES: Final[dict[str, tuple[str, ...]]] = {
     "home": ("home.", "game.error", "game.offline"),
     "play": ("game.", "card.", "pile.", "share.", "code.", "win."),
     "examples": ("ex.", "card.", "pile.", "game."),
@@ -76,6 +76,11 @@ _ASSET_VERSION: Final = _asset_version()
 def asset(path: str) -> str:
     """The URL of a static file, with a version query for cache busting."""
     return f"/static/{path}?v={_ASSET_VERSION}"
+
+
+def script_messages(lang: Lang, page: str) -> dict[str, str]:
+    """The catalog messages the script of ``page`` reads from the embedded JSON."""
+    return i18n.subset(lang, SCRIPT_PREFIXES[page])
 
 
 def script_json(data: object) -> str:
@@ -122,7 +127,7 @@ def _render(request: Request, page: str, template: str, title_key: str) -> Respo
         "page": page,
         "title": t(title_key),
         "t": t,
-        "i18n_json": script_json(i18n.subset(lang, _SCRIPT_PREFIXES[page])),
+        "i18n_json": script_json(script_messages(lang, page)),
         "slots": SLOTS,
         "tip_covers": COVERS[TIP - 1],
     }
