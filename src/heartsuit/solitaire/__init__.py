@@ -2,11 +2,13 @@
 
 :class:`Game` is the engine (:mod:`heartsuit.solitaire.game`); what a tap did is a
 :class:`TapResult` (:mod:`heartsuit.solitaire.taps`); deal codes live in
-:mod:`heartsuit.solitaire.codes` and the heart's geometry in :mod:`heartsuit.solitaire.layout`.
+:mod:`heartsuit.solitaire.codes` and the heart's geometry in :mod:`heartsuit.solitaire.layout`;
+:func:`solve` (:mod:`heartsuit.solitaire.solver`) analyses a game or a deal.
 """
 
 from heartsuit.solitaire.errors import GameError, SnapshotError
 from heartsuit.solitaire.game import Game
+from heartsuit.solitaire.solver import solve
 from heartsuit.solitaire.taps import (
     Action,
     GameOver,
@@ -30,4 +32,5 @@ __all__ = [
     "TapKind",
     "TapResult",
     "Target",
+    "solve",
 ]

@@ -250,6 +250,20 @@ class Game:
         bit = 1 << (position - 1)
         return bool(self._present & bit) and not COVER_MASKS[position - 1] & self._present
 
+    def explain(self, target: Target) -> Reason | None:
+        """Why a tap on ``target`` would not select or pair (``covered``, ``empty_place``,
+        ``empty_waste``, ``nothing_to_flip``, or ``must_match`` against the selection), or None
+        when it would. The same check :meth:`tap` makes, so a UI's hint and the engine agree."""
+        target = check_target(target)
+        if target == "stock":
+            return None if self._stock or self._waste else Reason.NOTHING_TO_FLIP
+        why_not = self._selectable(target)
+        if why_not is not None or self._selected is None or self._selected == target:
+            return why_not
+        if self._card(self._selected).rank != self._card(target).rank:
+            return Reason.MUST_MATCH
+        return None
+
     def free_positions(self) -> tuple[int, ...]:
         """The positions of the free heart cards, in order."""
         present = self._present

@@ -91,9 +91,16 @@ def read_snapshot(data: object) -> Snapshot:
         raise SnapshotError("the settings move_errors and placement_help are true or false")
     if language not in ("id", "en"):
         raise SnapshotError(f"the language is 'id' or 'en', not {language!r}")
-    history = _history(data.get("history"), deal, heart, stock, waste)
-    if not isinstance(moves, int) or not _count(moves) or moves < len(history):
-        raise SnapshotError(f"moves is a count at least as long as the history, not {moves!r}")
+    # every waste card that left play went with one heart card; the other heart cards in pairs
+    gone_below = len(deal.stock) + len(deal.waste) - len(stock) - len(waste)
+    if gone_below > removed or (removed - gone_below) % 2:
+        raise SnapshotError(
+            f"{removed} heart cards and {gone_below} stock and waste cards cannot have gone "
+            "in pairs"
+        )
+    if not isinstance(moves, int) or not _count(moves):
+        raise SnapshotError(f"moves is a count, not {moves!r}")
+    history = _history(data.get("history"), deal, heart, stock, waste, moves)
     selected = data.get("selected")
     if not (
         selected is None
@@ -136,10 +143,14 @@ def _history(
     heart: tuple[Card | None, ...],
     stock: tuple[Card, ...],
     waste: tuple[Card, ...],
+    moves: int,
 ) -> tuple[MoveRecord, ...]:
-    """Read the undo records and check, by undoing them on copies, that each one can be undone."""
-    if not isinstance(value, list) or len(value) > UNDO_LIMIT:
-        raise SnapshotError(f"the history is a list of at most {UNDO_LIMIT} moves")
+    """Read the undo records and check, by undoing them on copies, that each one can be undone
+    and, when the history reaches back to the deal, that undoing it all gives the deal."""
+    if not isinstance(value, list) or len(value) > min(UNDO_LIMIT, moves):
+        raise SnapshotError(
+            f"the history is a list of at most {UNDO_LIMIT} moves and at most `moves` ({moves})"
+        )
     try:
         records = tuple(record_from_json(item) for item in value)
     except HistoryError as err:
@@ -163,4 +174,8 @@ def _history(
                 places[position - 1] = card
             if record.waste is not None:
                 up.append(record.waste)
+    if len(records) == moves and (
+        tuple(places) != deal.heart or tuple(pile) != deal.stock or tuple(up) != deal.waste
+    ):
+        raise SnapshotError("undoing the whole history does not lead back to the deal")
     return records
