@@ -179,6 +179,11 @@ class SolitaireService:
             now = self.clock()
             game = Game.from_code(code, now=now / 1000)
             record = GameRecord(secrets.token_urlsafe(12), player_id, code, now)
+            if game.dead_end:
+                # some deals can never be played (the tip's partners all lie in the heart)
+                record = replace(
+                    record, status=GameStatus.DEAD_END, ended_at_ms=now, elapsed_ms=0
+                )
             abandoned = await self.store.start_game(record, now)
             for game_id in abandoned:
                 self._live.pop(game_id, None)
