@@ -22,6 +22,7 @@ let game = null;
 let receivedAt = 0;
 let settings = { move_errors: false, placement_help: true, winnable_only: false };
 let started = false;
+let shown = 0; // states drawn so far, exposed as data-seq for tests and tools
 
 const board = new Board(root, { interactive: true, onTap: (target) => tap(target) });
 const conn = new Connection({
@@ -30,7 +31,20 @@ const conn = new Connection({
   onStatus: (online) => {
     if (!online) status.textContent = t("game.offline");
   },
+  onPush: (message) => {
+    // another tab of this player moved, started a game or changed a setting
+    if (message.type === "solitaire.state" && game) show({ ...message, event: {} });
+    else if (message.type === "settings") settings = pickSettings(message);
+  },
 });
+
+function pickSettings(reply) {
+  return {
+    move_errors: reply.move_errors,
+    placement_help: reply.placement_help,
+    winnable_only: reply.winnable_only,
+  };
+}
 
 function ready(welcome) {
   settings = { ...settings, ...welcome.settings };
@@ -100,6 +114,7 @@ function show(reply) {
   root.setAttribute("aria-busy", "false");
   root.dataset.outcome = game.outcome;
   root.dataset.gameId = game.id;
+  root.dataset.seq = String(++shown);
   board.render(game);
   info("score").textContent = String(game.score);
   info("moves").textContent = String(game.moves);
@@ -219,11 +234,7 @@ dialogs.settings.addEventListener("change", async (event) => {
   const wanted = { ...settings, [box.dataset.setting]: box.checked };
   try {
     const reply = await conn.request({ type: "settings", ...wanted });
-    settings = {
-      move_errors: reply.move_errors,
-      placement_help: reply.placement_help,
-      winnable_only: reply.winnable_only,
-    };
+    settings = pickSettings(reply);
     // the server applies placement help to the current game: fetch its new view
     if (game) await resume();
   } catch (error) {

@@ -34,9 +34,12 @@ export class Connection {
    * @param {string} options.lang the language for the server's messages
    * @param {(welcome: object) => void} [options.onReady] after every (re)connect and hello
    * @param {(online: boolean) => void} [options.onStatus] connection lost / back
+   * @param {(message: object) => void} [options.onPush] a message that answers no request
+   *   (what the player's other tabs did)
    */
-  constructor({ lang, onReady = () => {}, onStatus = () => {} }) {
+  constructor({ lang, onReady = () => {}, onStatus = () => {}, onPush = () => {} }) {
     this.lang = lang;
+    this.onPush = onPush;
     this.onReady = onReady;
     this.onStatus = onStatus;
     this.nextReq = 1;
@@ -91,8 +94,11 @@ export class Connection {
     } catch {
       return;
     }
-    const waiting = this.pending.get(reply.req);
-    if (!waiting) return;
+    const waiting = reply.req === undefined ? undefined : this.pending.get(reply.req);
+    if (!waiting) {
+      if (reply.type !== "error") this.onPush(reply);
+      return;
+    }
     this.pending.delete(reply.req);
     if (reply.type === "error") waiting.reject(new ServerError(reply));
     else waiting.resolve(reply);
