@@ -42,6 +42,8 @@ class Peer:
     """One WebSocket connection that matches replies to requests by ``req``."""
 
     socket: Socket
+    #: the player id the server gave this connection (after :meth:`hello`)
+    player: str = ""
     next_req: int = 1
     #: messages the server pushed without being asked (states from another tab, settings)
     pushed: list[dict[str, Any]] = field(default_factory=list)
@@ -69,8 +71,8 @@ class Peer:
     def hello(self, player: str | None = None) -> str:
         reply = self.ask("hello", player=player)
         assert reply["type"] == "welcome", reply
-        player_id: str = reply["player"]
-        return player_id
+        self.player = reply["player"]
+        return self.player
 
     def new_game(self, code: str | None = None, **fields: Any) -> dict[str, Any]:
         reply = self.ask("solitaire.new", code=code, **fields)
