@@ -63,7 +63,6 @@ function showFrame(i) {
 
 function play() {
   if (index === frames.length - 1) showFrame(0);
-  buttons.play.textContent = "⏸";
   buttons.play.setAttribute("aria-label", t("ex.pause"));
   buttons.play.title = t("ex.pause");
   buttons.play.setAttribute("aria-pressed", "true");
@@ -73,7 +72,6 @@ function play() {
 function pause() {
   clearInterval(timer);
   timer = 0;
-  buttons.play.textContent = "▶";
   buttons.play.setAttribute("aria-label", t("ex.play"));
   buttons.play.title = t("ex.play");
   buttons.play.setAttribute("aria-pressed", "false");

@@ -120,7 +120,8 @@ function show(reply) {
   info("moves").textContent = String(game.moves);
   info("code").textContent = game.code;
   tick();
-  for (const button of undoButtons) button.disabled = game.undo_left === 0;
+  // a won game is final; a dead end can be undone
+  for (const button of undoButtons) button.disabled = game.undo_left === 0 || game.outcome === "won";
   undoLeft.textContent = String(game.undo_left);
   undoLeft.parentElement.setAttribute("aria-label", t("game.undo_label", { n: game.undo_left }));
 

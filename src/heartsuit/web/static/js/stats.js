@@ -48,6 +48,9 @@ function fill(stats) {
     }
     body.append(tr);
   }
+  for (const part of root.querySelectorAll("[data-by-code-part]")) {
+    part.hidden = stats.by_code.length === 0;
+  }
   status.textContent = o.games ? "" : t("stats.none");
 }
 
