@@ -143,6 +143,8 @@ function show(reply) {
   } else if (game.outcome !== "won") {
     closeDialog(dialogs.won);
   }
+  // the first playable state is on the page (read by bench/site_first_frame.py)
+  if (shown === 1) performance.mark("heartsuit:first-frame");
 }
 
 function tick() {
