@@ -146,3 +146,28 @@ def test_a_closed_store_says_so() -> None:
     store = SqlStore(sqlite_url("unused.sqlite3"))
     with pytest.raises(StoreError, match="not open"):
         asyncio.run(store.get_player("x"))
+
+
+@pytest.mark.skipif(not POSTGRES_URL, reason="set HEARTSUIT_TEST_POSTGRES to a postgres URL")
+def test_postgres_site_continues_a_game_after_a_restart() -> None:
+    pytest.importorskip("asyncpg")
+    from starlette.testclient import TestClient
+
+    from heartsuit.server.app import create_app
+    from heartsuit.server.settings import Settings
+    from tests.server_support import Peer, comparable
+
+    def site() -> TestClient:
+        return TestClient(create_app(Settings(database_url=POSTGRES_URL)))
+
+    with site() as client, client.websocket_connect("/ws") as socket:
+        peer = Peer(socket)
+        player = peer.hello()
+        game_id = peer.new_game("HH1-N-AAAAAAM")["id"]
+        for tap in ("stock", "stock", 25):
+            last = peer.tap(game_id, tap)["game"]
+    with site() as client, client.websocket_connect("/ws") as socket:
+        peer = Peer(socket)
+        peer.hello(player)
+        resumed = peer.ask("solitaire.resume")["game"]
+    assert comparable(resumed) == comparable(last)
