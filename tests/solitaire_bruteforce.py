@@ -36,8 +36,11 @@ def _successors(heart: tuple[int | None, ...], state: State) -> Iterator[State]:
                 yield present & ~(1 << i) & ~(1 << j), stock, waste
 
 
-def winnable(position: Position) -> bool:
-    """Whether some sequence of the game's moves removes the whole heart."""
+def winnable(position: Position, limit: int | None = None) -> bool | None:
+    """Whether some sequence of the game's moves removes the whole heart.
+
+    With ``limit``, gives up (None) once more than that many states have been seen.
+    """
     start: State = (position.present_mask, position.stock, position.waste)
     seen = {start}
     stack = [start]
@@ -49,6 +52,8 @@ def winnable(position: Position) -> bool:
             if nxt not in seen:
                 seen.add(nxt)
                 stack.append(nxt)
+        if limit is not None and len(seen) > limit:
+            return None
     return False
 
 
@@ -71,4 +76,5 @@ def fewest_moves(position: Position) -> int | None:
 if __name__ == "__main__":
     first, count = int(sys.argv[1]), int(sys.argv[2])
     for number in range(first, first + count):
-        print(number, int(winnable(Position.of(deal_cards(number)))), flush=True)
+        verdict = winnable(Position.of(deal_cards(number)))
+        print(number, int(bool(verdict)), flush=True)

@@ -374,6 +374,11 @@ def test_a_target_that_does_not_exist_is_refused_and_changes_nothing(target: Any
     assert game.to_dict() == before
 
 
+def test_an_unknown_language_is_refused() -> None:
+    with pytest.raises(GameError, match="'id' or 'en'"):
+        Game.from_code(EXAMPLE, language="fr")  # type: ignore[arg-type]
+
+
 # ---------------------------------------------------------------- snapshots and replays
 def test_from_dict_round_trips_and_behaves_identically_including_undo() -> None:
     game = Game.from_code(WINNABLE, move_errors=True, placement_help=False)

@@ -152,7 +152,16 @@ def test_indonesian() -> None:
     assert "Kartu itu masih tertutup." in text
     assert "*** Tidak ada lagi langkah yang bisa dilakukan ***" in text
     assert "Waktu 00:00  Skor 10  Langkah 1" in text
-    assert set(STRINGS["id"]) == set(STRINGS["en"])
+    assert set(STRINGS["en"]) <= set(STRINGS["id"])
+
+
+def test_a_bad_code_is_explained_in_indonesian_too() -> None:
+    out = io.StringIO()
+    status = play("HH1-N-AAAAAA1", language="id", stdin=io.StringIO(""), stdout=out)
+    assert status == 2
+    assert "Kode susunan itu tidak sah: bagian terakhir kode hanya memuat huruf A sampai Z" in (
+        out.getvalue()
+    )
 
 
 def test_the_end_of_the_input_ends_the_game_quietly() -> None:
@@ -207,7 +216,7 @@ def test_marks_show_free_covered_selected_outlined_and_dimmed() -> None:
     assert ". 5♥." in "\n".join(draw_heart(game2))  # the tip cannot pair with the waste's 4♥
     game2.placement_help = False
     plain = "\n".join(draw_heart(game2))
-    assert "  5♥" in plain and "." not in plain and "[" not in plain
+    assert "| 5♥|" in plain and "." not in plain and "[" not in plain
 
 
 def test_without_placement_help_no_outlines_are_drawn() -> None:
@@ -231,3 +240,13 @@ def test_the_command_line_refuses_a_bad_code(
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
     assert main(["solitaire", "play", "HH2-N-AAAAAAM"]) == 2
     assert "not valid" in capsys.readouterr().out
+
+
+def test_ctrl_c_quits_quietly() -> None:
+    class Interrupted:
+        def readline(self) -> str:
+            raise KeyboardInterrupt
+
+    out = io.StringIO()
+    assert play(EXAMPLE, stdin=Interrupted(), stdout=out, clock=FakeClock()) == 0
+    assert out.getvalue().rstrip().endswith("Goodbye.")

@@ -6,8 +6,8 @@ module only draws the board, reads commands and passes the time of each command 
 
 The heart is drawn to scale: each card is two half-card steps wide, so a card sits half a card
 to the side of the two it covers, exactly as ``layout.X2`` places it. Card marks:
-``[ 5♥]`` can pair now (placement help), ``* 5♥*`` selected, `` 5♥`` free, ``( 5♥)`` covered,
-``. 5♥.`` cannot pair with the selected card (placement help); an empty place is blank.
+``| 5♥|`` free, ``( 5♥)`` covered, ``* 5♥*`` selected, and with placement help ``[ 5♥]`` can
+pair now and ``. 5♥.`` cannot pair with the selected card; an empty place is blank.
 """
 
 from __future__ import annotations
@@ -45,7 +45,8 @@ STRINGS: Final[dict[Language, dict[str, str]]] = {
         "time": "Time",
         "score": "Score",
         "moves": "Moves",
-        "legend": "[ ] can pair   * * selected   ( ) covered   . . no match",
+        "legend": "| | free   ( ) covered   * * selected",
+        "legend_help": "   [ ] can pair   . . no match",
         "prompt": "> ",
         "help": (
             "Commands:\n"
@@ -87,7 +88,8 @@ STRINGS: Final[dict[Language, dict[str, str]]] = {
         "time": "Waktu",
         "score": "Skor",
         "moves": "Langkah",
-        "legend": "[ ] bisa dipasangkan   * * terpilih   ( ) tertutup   . . tidak cocok",
+        "legend": "| | bebas   ( ) tertutup   * * terpilih",
+        "legend_help": "   [ ] bisa dipasangkan   . . tidak cocok",
         "prompt": "> ",
         "help": (
             "Perintah:\n"
@@ -116,6 +118,14 @@ STRINGS: Final[dict[Language, dict[str, str]]] = {
         "unknown": "Perintah {text!r} tidak dikenal. Ketik h untuk bantuan.",
         "no_position": "Tidak ada tempat {number}: tempat bernomor 1 sampai 25.",
         "bad_code": "Kode susunan itu tidak sah: {error}",
+        # deal-code problems (codes.CodeProblem), since the codes module speaks English
+        "code_not_text": "kode harus berupa teks",
+        "code_parts": "kode terdiri atas tiga bagian yang dipisah '-', seperti HH1-N-AAAAAAM",
+        "code_prefix": "kode Heart to Heart diawali HH, seperti HH1-N-AAAAAAM",
+        "code_version": "versi kode ini tidak dikenal; gunakan HH1-…",
+        "code_rule_set": "aturan permainan itu tidak dikenal; gunakan N",
+        "code_length": "bagian terakhir kode terdiri atas tepat 7 huruf",
+        "code_letter": "bagian terakhir kode hanya memuat huruf A sampai Z",
         "new_game": "Permainan baru {code}.",
         "bye": "Sampai jumpa.",
     },
@@ -174,14 +184,20 @@ def play(
     source: LineSource = sys.stdin if stdin is None else stdin
     if not session.start(code):
         return 2
-    while True:
-        session.write(session.text["prompt"], end="")
-        line = source.readline()
-        if not line:
-            session.write("")
-            return 0
-        if not session.command(line):
-            return 0
+    try:
+        while True:
+            session.write(session.text["prompt"], end="")
+            session.out.flush()
+            line = source.readline()
+            if not line:
+                session.write("")
+                return 0
+            if not session.command(line):
+                return 0
+    except KeyboardInterrupt:  # Ctrl-C is a way to quit, not a crash
+        session.write("")
+        session.write(session.text["bye"])
+        return 0
 
 
 class Session:
@@ -212,7 +228,8 @@ class Session:
         try:
             normal = None if code is None else normalize_code(code)
         except DealCodeError as err:
-            self.write(self.text["bad_code"].format(error=err))
+            detail = self.text.get(f"code_{err.problem.value}", str(err))
+            self.write(self.text["bad_code"].format(error=detail))
             return False
         self.game = Game.from_code(
             random_code() if normal is None else normal,
@@ -289,8 +306,8 @@ class Session:
             self.write(line)
         self.write(self.piles())
         self.write(self.info())
-        if game.placement_help:
-            self.write(self.text["legend"])
+        help_marks = self.text["legend_help"] if game.placement_help else ""
+        self.write(self.text["legend"] + help_marks)
         if game.outcome is Outcome.DEAD_END:
             self.write(f"*** {self.text['dead_end']} ***")
             self.write(self.text["dead_end_offer"])
@@ -332,7 +349,7 @@ _BRACKETS: Final[dict[Mark, str]] = {
     "selected": "**",
     "outlined": "[]",
     "dimmed": "..",
-    "free": "  ",
+    "free": "||",
     "covered": "()",
 }
 

@@ -31,7 +31,7 @@ from itertools import combinations
 from typing import Final
 
 from heartsuit.solitaire.layout import COVER_MASKS
-from heartsuit.solitaire.position import RANKS, Position, comparable
+from heartsuit.solitaire.position import RANKS, Position, above_masks, comparable
 
 #: what a rank's remaining heart cards still need (see the module docstring)
 NONE: Final = 0
@@ -51,15 +51,19 @@ def _bits(mask: int) -> list[int]:
     return [i for i in range(25) if mask >> i & 1]
 
 
-def _perfect_pairing(indices: Sequence[int]) -> bool:
+#: pairs of (0-based) places that can never pair, one lying above the other
+Blocked = frozenset[tuple[int, int]]
+
+
+def _perfect_pairing(indices: Sequence[int], blocked: Blocked) -> bool:
     a, b, c, d = indices
     return any(
-        not comparable(w, x) and not comparable(y, z)
+        (w, x) not in blocked and (y, z) not in blocked
         for (w, x), (y, z) in (((a, b), (c, d)), ((a, c), (b, d)), ((a, d), (b, c)))
     )
 
 
-def _kind(h0: int, p0: int, indices: Sequence[int]) -> int:
+def _kind(h0: int, p0: int, indices: Sequence[int], blocked: Blocked) -> int:
     """What the remaining heart cards ``indices`` of a rank that started at (h0, p0) need."""
     h = len(indices)
     if h == 0:
@@ -67,22 +71,22 @@ def _kind(h0: int, p0: int, indices: Sequence[int]) -> int:
     if p0 >= h0 or (h0, p0, h) == (3, 1, 1):
         return EASY
     if h == 2 and (h0, p0) in ((2, 0), (2, 1), (3, 1), (4, 0)):
-        return DEAD if comparable(*indices) else PAIR
+        return DEAD if tuple(indices) in blocked else PAIR
     if (h0, p0, h) == (3, 1, 3):
-        pairs_ok = any(not comparable(x, y) for x, y in combinations(indices, 2))
+        pairs_ok = any(pair not in blocked for pair in combinations(indices, 2))
         return THREE if pairs_ok else DEAD
     if (h0, p0, h) == (4, 0, 4):
-        return FOUR if _perfect_pairing(indices) else DEAD
+        return FOUR if _perfect_pairing(indices, blocked) else DEAD
     return DEAD
 
 
 @cache
-def rank_table(indices: tuple[int, ...], pile: int) -> dict[int, int]:
+def rank_table(indices: tuple[int, ...], pile: int, blocked: Blocked) -> dict[int, int]:
     """For a rank with heart cards at ``indices`` and ``pile`` pile cards: kind per sub-mask."""
     table: dict[int, int] = {}
     for size in range(len(indices) + 1):
         for subset in combinations(indices, size):
-            table[sum(_BITS[i] for i in subset)] = _kind(len(indices), pile, subset)
+            table[sum(_BITS[i] for i in subset)] = _kind(len(indices), pile, subset, blocked)
     return table
 
 
@@ -97,11 +101,15 @@ class Decider:
 
     def __init__(self, heart: Sequence[int | None], remaining_pile: Mapping[int, int]) -> None:
         groups: list[tuple[int, dict[int, int]]] = []
+        above = above_masks(sum(_BITS[i] for i, r in enumerate(heart) if r is not None))
         for rank in RANKS:
-            indices = [i for i, r in enumerate(heart) if r == rank]
+            indices = tuple(i for i, r in enumerate(heart) if r == rank)
             if not indices:
                 continue
-            table = rank_table(tuple(indices), remaining_pile.get(rank, 0))
+            blocked = frozenset(
+                pair for pair in combinations(indices, 2) if comparable(*pair, above)
+            )
+            table = rank_table(indices, remaining_pile.get(rank, 0), blocked)
             groups.append((sum(_BITS[i] for i in indices), table))
         self._groups = tuple(groups)
         self._dead: set[int] = set()

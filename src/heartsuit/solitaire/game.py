@@ -91,6 +91,8 @@ class Game:
         language: Literal["id", "en"] = "id",
         now: float | None = None,
     ) -> None:
+        if language not in MUST_MATCH:
+            raise GameError(f"the language is 'id' or 'en', not {language!r}", "bad_setting")
         self.deal = deal
         self.move_errors = move_errors
         self.placement_help = placement_help
@@ -472,15 +474,12 @@ class Game:
         other = self._card(first)
         if other.rank != card.rank:
             self._selected = target
-            if self.move_errors:
-                return TapResult(
-                    TapKind.RESELECTED, target, cards=(card,), positions=where,
-                    reason=Reason.MUST_MATCH, message=MUST_MATCH[self.language],
-                    message_key=Reason.MUST_MATCH.value,
-                )
+            told = self.move_errors  # the message only with the "move errors" setting on
             return TapResult(
                 TapKind.RESELECTED, target, cards=(card,), positions=where,
                 reason=Reason.MUST_MATCH,
+                message=MUST_MATCH.get(self.language, MUST_MATCH["id"]) if told else None,
+                message_key=Reason.MUST_MATCH.value if told else None,
             )
         return self._remove_pair(first, target)
 

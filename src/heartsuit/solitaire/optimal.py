@@ -14,8 +14,10 @@ pointer moves:
   is the most disjoint heart pairs it could still form (two cards can never pair if one lies on
   the other);
 * **pointer**: such a rank then needs ``h - 2k`` pile cards, and the pointer must at least reach
-  the ``(h - 2k)``-th nearest one. Each flip or redeal brings every card exactly one step closer
-  and removing the top never changes the distance of another card, so this never overestimates.
+  the ``(h - 2k)``-th nearest one. Each flip or redeal brings a card one step closer; removing
+  the waste top never brings a stock card closer, but it can uncover the waste card beneath.
+  So a waste card counts as distance 0 when every card above it in the waste could still be
+  paired away (a heart card of its rank remains), and otherwise as the way round the cycle.
 
 States that can no longer be won (the exact decision of :mod:`heartsuit.solitaire.decide`) are
 dropped. The search starts with a winning line as an upper bound and only looks for strictly
@@ -33,7 +35,14 @@ from itertools import combinations
 
 from heartsuit.solitaire.decide import Decider
 from heartsuit.solitaire.layout import COVER_MASKS
-from heartsuit.solitaire.position import RANKS, Position, canonical_pointer, comparable, distance
+from heartsuit.solitaire.position import (
+    RANKS,
+    Position,
+    above_masks,
+    canonical_pointer,
+    comparable,
+    distance,
+)
 
 #: a macro move: (heart index, heart index) for a heart pair, (heart index, -2 - j) with pile j
 Pairing = tuple[int, int]
@@ -56,15 +65,15 @@ class OptimalResult:
     nodes: int
 
 
-def _max_pairs(indices: Sequence[int]) -> int:
+def _max_pairs(indices: Sequence[int], above: Sequence[int]) -> int:
     """The most disjoint pairs of cards that do not lie on each other (0, 1 or 2)."""
     best = 0
     for a, b in combinations(indices, 2):
-        if comparable(a, b):
+        if comparable(a, b, above):
             continue
         best = 1
         rest = [i for i in indices if i not in (a, b)]
-        if len(rest) == 2 and not comparable(*rest):
+        if len(rest) == 2 and not comparable(rest[0], rest[1], above):
             return 2
     return best
 
@@ -79,6 +88,7 @@ class _Search:
         self.start_pointer = len(position.waste)
         # per rank present in the heart: heart mask, {sub-mask: (pair moves, pile cards needed)}
         self.rank_info: list[tuple[int, int, dict[int, tuple[int, int]]]] = []
+        above = above_masks(position.present_mask)
         for rank in RANKS:
             indices = [i for i, r in enumerate(self.heart) if r == rank]
             if not indices:
@@ -86,7 +96,7 @@ class _Search:
             table: dict[int, tuple[int, int]] = {}
             for size in range(len(indices) + 1):
                 for subset in combinations(indices, size):
-                    pairs = min(size // 2, _max_pairs(subset))
+                    pairs = min(size // 2, _max_pairs(subset, above))
                     table[sum(1 << i for i in subset)] = (size - pairs, size - 2 * pairs)
             self.rank_info.append((rank, sum(1 << i for i in indices), table))
         self.pile_of_rank: dict[int, list[int]] = {r: [] for r in RANKS}
@@ -100,6 +110,16 @@ class _Search:
         pairs = 0
         reach = 0
         n = self.n
+        cycle = self.cycle
+        live = {rank for rank, mask, _ in self.rank_info if present & mask}
+        # waste cards that pairs alone might uncover: everything above them could still pair
+        diggable = 0
+        for j in range(pointer - 1, -1, -1):
+            if removed >> j & 1:
+                continue
+            diggable |= 1 << j
+            if cycle[j] not in live:
+                break
         for rank, mask, table in self.rank_info:
             sub = present & mask
             if not sub:
@@ -108,7 +128,7 @@ class _Search:
             pairs += moves
             if need:
                 dists = sorted(
-                    distance(removed, pointer, n, j)
+                    0 if diggable >> j & 1 else distance(removed, pointer, n, j)
                     for j in self.pile_of_rank[rank]
                     if not removed >> j & 1
                 )

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Protocol
 
 from heartsuit.cards import Card, rank_name
@@ -47,26 +48,29 @@ def card_text(rank: int) -> str:
     return f"{rank_name(rank)}♥"
 
 
-def _above() -> tuple[int, ...]:
-    """ABOVE[i]: every position that must go before position i + 1 can be free (transitively)."""
+@lru_cache(maxsize=1 << 14)
+def above_masks(present: int) -> tuple[int, ...]:
+    """For each place: the places of ``present`` lying on it, directly or through present cards.
+
+    A card can only be free once all of these are gone, so two cards of which one is above the
+    other can never pair. (In a real game a card under a present card is always present, but
+    the solver accepts any heart, so chains are followed through present cards only.)
+    """
     out = [0] * 25
     # a covering card always lies in the next row, so a higher index: fill from the tip upwards
     for i in range(24, -1, -1):
-        acc = COVER_MASKS[i]
+        cover = COVER_MASKS[i] & present
+        acc = cover
         for j in range(i + 1, 25):
-            if COVER_MASKS[i] >> j & 1:
+            if cover >> j & 1:
                 acc |= out[j]
         out[i] = acc
     return tuple(out)
 
 
-#: ABOVE[i]: bit mask of the positions lying (directly or through others) on position i + 1
-ABOVE = _above()
-
-
-def comparable(i: int, j: int) -> bool:
+def comparable(i: int, j: int, above: Sequence[int]) -> bool:
     """Whether one of the (0-based) places i, j lies above the other: they can never pair."""
-    return bool(ABOVE[i] >> j & 1 or ABOVE[j] >> i & 1)
+    return bool(above[i] >> j & 1 or above[j] >> i & 1)
 
 
 @dataclass(frozen=True, slots=True)
