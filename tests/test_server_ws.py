@@ -177,6 +177,13 @@ def test_each_code_problem_has_its_own_english_message(site: Site, code: str, wo
     assert words in reply["message"]
 
 
+def test_a_very_long_bad_code_is_not_echoed_whole(site: Site) -> None:
+    with site.peer() as peer:
+        reply = peer.ask("solitaire.new", code="HH1-N-" + "Q" * 5000)
+    assert reply["code"] == "bad_code"
+    assert len(reply["message"]) < 300
+
+
 def test_resume_without_a_game_says_none(site: Site) -> None:
     with site.peer() as peer:
         assert peer.ask("solitaire.resume") == {"type": "solitaire.none", "req": 2}

@@ -168,8 +168,10 @@ class SolitaireService:
             try:
                 code = normalize_code(code)
             except DealCodeError as err:
+                shown = code.strip()
+                shown = shown if len(shown) <= 40 else shown[:39] + "…"
                 raise ProtocolError(
-                    ErrorCode.BAD_CODE, str(err), problem=err.problem.value, code=code.strip()
+                    ErrorCode.BAD_CODE, str(err), problem=err.problem.value, code=repr(shown)
                 ) from None
         async with self._lock(player_id):
             if code is None:
