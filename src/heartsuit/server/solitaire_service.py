@@ -76,15 +76,16 @@ class Played:
     result: TapResult | None = None
 
 
-def _action_text(action: Action) -> str:
-    return str(action)
+#: the log's words for the actions that are not heart positions
+_NAMED_ACTIONS: dict[str, Action] = {"stock": "stock", "waste": "waste", "undo": "undo"}
 
 
 def _action_value(text: str) -> Action:
+    """A logged action back as the engine's value ("25" -> 25, "stock" -> "stock")."""
     if text.isdigit():
         return int(text)
-    if text in ("stock", "waste", "undo"):
-        return text  # type: ignore[return-value]  # narrowed by the membership test
+    if text in _NAMED_ACTIONS:
+        return _NAMED_ACTIONS[text]
     raise GameError(f"the move log holds an unknown action {text!r}", "bad_log")
 
 
@@ -208,7 +209,7 @@ class SolitaireService:
             except GameOver as err:
                 raise ProtocolError(ErrorCode.GAME_OVER, str(err)) from None
             if result.kind is not TapKind.IGNORED:
-                await self._log(live, _action_text(checked), now)
+                await self._log(live, str(checked), now)
         if result.kind is not TapKind.IGNORED:
             await self._notify(player_id, game_id)
         return Played(live, result.kind.value, result)
