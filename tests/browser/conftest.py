@@ -1,7 +1,7 @@
 """Real-browser fixtures: the real server as a subprocess, and Debian's Chromium via Playwright.
 
-One server (on a free port, with a temporary SQLite file) and one browser serve the whole
-session; each test gets a fresh page with no cookies and no stored player, so it acts as a new
+One server (on a free port, with a temporary SQLite file) and one browser serve all the browser
+tests; each test gets a fresh page with no cookies and no stored player, so it acts as a new
 user. ``server.restart()`` stops and starts the same server on the same database, as a crash
 and restart would. Screenshots go to ``artifacts/screenshots/`` (gitignored).
 """
@@ -95,7 +95,9 @@ class ServerProcess:
         self.start()
 
 
-@pytest.fixture(scope="session")
+# package scope, not session: Playwright's sync API keeps an event loop running in this thread
+# while it is open, and the rest of the suite must be free to call asyncio.run()
+@pytest.fixture(scope="package")
 def server() -> Iterator[ServerProcess]:
     tmp = Path(tempfile.mkdtemp(prefix="heartsuit-browser-"))
     proc = ServerProcess(tmp / "site.sqlite3", tmp / "server.log")
@@ -107,7 +109,7 @@ def server() -> Iterator[ServerProcess]:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def browser_context() -> Iterator[Any]:
     if sync_api is None or not Path(CHROMIUM).exists():
         pytest.skip("needs playwright and Debian's chromium (./dev test installs both)")

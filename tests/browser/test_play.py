@@ -133,9 +133,10 @@ def test_move_errors_setting_says_the_ranks_must_match(page: Any, server: Server
 
 def test_keyboard_play(page: Any, server: ServerProcess) -> None:
     open_game(page, server.url, f"?code={CODE}")
-    page.focus('[data-pos="25"]')
-    page.keyboard.press("Enter")
-    page.wait_for_selector('[data-pos="25"][aria-pressed="true"]')
+    before = seq(page)
+    page.locator('[data-pos="25"]').press("Enter")
+    wait_for_state(page, before)
+    assert page.get_attribute('[data-pos="25"]', "aria-pressed") == "true"
     page.keyboard.press("ArrowUp")
     focused = page.evaluate("document.activeElement.dataset.pos")
     assert focused in {"23", "24"}
