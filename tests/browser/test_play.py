@@ -217,3 +217,48 @@ def test_reload_and_server_restart_continue_the_same_game(
     page.goto(server.url + "/")
     page.wait_for_selector("[data-continue]:not([hidden])")
     assert code in page.inner_text("[data-continue-hint]")
+
+
+def test_share_copies_the_code(page: Any, server: ServerProcess, browser_context: Any) -> None:
+    browser_context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.url)
+    try:
+        open_game(page, server.url, f"?code={CODE}&lang=id")
+        page.click('[data-action="share"]')
+        toast = page.locator("[data-toast]")
+        toast.wait_for(state="visible")
+        assert toast.inner_text() == f"Kode {CODE} sudah disalin."
+        assert page.evaluate("navigator.clipboard.readText()") == CODE
+    finally:
+        browser_context.clear_permissions()
+
+
+def test_every_card_and_pile_speaks_its_state(page: Any, server: ServerProcess) -> None:
+    open_game(page, server.url, f"?code={CODE}&lang=id")
+    labels: list[str] = page.eval_on_selector_all(
+        "button[data-pos], button[data-pile]", "els => els.map(e => e.getAttribute('aria-label'))"
+    )
+    assert len(labels) == 27
+    heart, (stock, waste) = labels[:25], labels[25:]
+    assert all(label.endswith((", bebas", ", tertutup")) for label in heart)
+    assert sum(label.endswith(", bebas") for label in heart) == 1  # only the tip at the start
+    assert heart[24].endswith(" hati, bebas")
+    assert stock == "tumpukan ambil, 26 kartu"
+    assert waste.startswith("tumpukan buangan, ")
+    # one tab stop for the table: the tip
+    assert page.eval_on_selector_all("[data-heart] [tabindex='0']", "els => els.length") == 1
+
+
+def test_reduced_motion_turns_transitions_off(page: Any, server: ServerProcess) -> None:
+    page.emulate_media(reduced_motion="reduce")
+    open_game(page, server.url, f"?code={CODE}")
+    duration = page.eval_on_selector(
+        '[data-pos="25"]', "e => getComputedStyle(e).transitionDuration"
+    )
+    assert set(duration.replace(" ", "").split(",")) == {"0s"}
+    page.emulate_media(reduced_motion="no-preference")
+    page.reload()
+    page.wait_for_selector(f"{GAME}[data-seq]")
+    duration = page.eval_on_selector(
+        '[data-pos="25"]', "e => getComputedStyle(e).transitionDuration"
+    )
+    assert "0.16s" in duration
