@@ -262,3 +262,21 @@ def test_reduced_motion_turns_transitions_off(page: Any, server: ServerProcess) 
         '[data-pos="25"]', "e => getComputedStyle(e).transitionDuration"
     )
     assert "0.16s" in duration
+
+
+def test_winnable_deals_only_gives_a_deal_the_solver_can_win(
+    page: Any, server: ServerProcess
+) -> None:
+    open_game(page, server.url, f"?code={CODE}&lang=en")
+    page.click('[data-action="settings"]')
+    before = seq(page)
+    page.locator('[data-setting="winnable_only"]').check()
+    wait_for_state(page, before)
+    page.click('[data-dialog="settings"] [data-close]')
+    for _ in range(3):
+        before = seq(page)
+        page.keyboard.press("n")
+        wait_for_state(page, before)
+        code = info(page, "code")
+        assert code != CODE
+        assert solve(Game.from_code(code)).winnable, code
