@@ -11,7 +11,9 @@ transaction as the move it summarises, so the two never disagree.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Protocol
@@ -33,7 +35,10 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
+
+#: how long a SQLite writer waits for another process's write lock before giving up
+SQLITE_BUSY_TIMEOUT_S = 30.0
 
 
 class GameStatus(StrEnum):
@@ -227,6 +232,17 @@ class SqlStore:
         self.url = url
         self._engine: AsyncEngine | None = None
         self._echo = echo
+        self._write_lock: asyncio.Lock | None = None
+
+    @asynccontextmanager
+    async def _writing(self) -> AsyncIterator[AsyncConnection]:
+        """A write transaction, committed on leaving the block (rolled back on an error)."""
+        if self._write_lock is None:
+            async with self.engine.begin() as conn:
+                yield conn
+            return
+        async with self._write_lock, self.engine.begin() as conn:
+            yield conn
 
     @property
     def engine(self) -> AsyncEngine:
@@ -237,9 +253,19 @@ class SqlStore:
     async def open(self) -> None:
         if self._engine is not None:
             return
-        engine = create_async_engine(self.url, echo=self._echo)
-        if engine.dialect.name == "sqlite":
+        is_sqlite = self.url.startswith("sqlite")
+        engine = create_async_engine(
+            self.url,
+            echo=self._echo,
+            # a writer from another process waits this long for SQLite's lock before failing
+            connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S} if is_sqlite else {},
+        )
+        if is_sqlite:
             event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+            # SQLite has one writer at a time: queue this process's writers here, in the event
+            # loop, rather than in SQLite's busy handler (and so that a transaction that reads
+            # before it writes can never find its snapshot overtaken)
+            self._write_lock = asyncio.Lock()
         async with engine.begin() as conn:
             await conn.run_sync(metadata.create_all)
         self._engine = engine
@@ -261,7 +287,7 @@ class SqlStore:
 
     async def create_player(self, player: PlayerRecord) -> None:
         prefs = player.preferences
-        async with self.engine.begin() as conn:
+        async with self._writing() as conn:
             await conn.execute(
                 insert(players).values(
                     id=player.id,
@@ -273,7 +299,7 @@ class SqlStore:
             )
 
     async def save_preferences(self, player_id: str, preferences: Preferences) -> None:
-        async with self.engine.begin() as conn:
+        async with self._writing() as conn:
             await conn.execute(
                 update(players)
                 .where(players.c.id == player_id)
@@ -291,7 +317,7 @@ class SqlStore:
             games.c.player_id == game.player_id,
             games.c.status.in_([s.value for s in OPEN_STATUSES]),
         )
-        async with self.engine.begin() as conn:
+        async with self._writing() as conn:
             left = [r.id for r in await conn.execute(select(games.c.id).where(open_))]
             if left:
                 await conn.execute(
@@ -346,7 +372,7 @@ class SqlStore:
         if summary.id != move.game_id or summary.log_length != move.seq + 1:
             raise StoreError(f"summary of {summary.id} does not follow move {move.seq}")
         try:
-            async with self.engine.begin() as conn:
+            async with self._writing() as conn:
                 await conn.execute(
                     insert(moves_log).values(
                         game_id=move.game_id, seq=move.seq, action=move.action, at_ms=move.at_ms
@@ -367,7 +393,7 @@ class SqlStore:
 
     async def save_deal_analysis(self, analysis: DealAnalysis) -> None:
         try:
-            async with self.engine.begin() as conn:
+            async with self._writing() as conn:
                 await conn.execute(
                     insert(deals).values(
                         code=analysis.code,
@@ -382,7 +408,9 @@ class SqlStore:
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor = dbapi_connection.cursor()
     # WAL lets the statistics page read while a move is being written; foreign keys keep the log
-    # tied to real games
+    # tied to real games. synchronous stays FULL (the default): a move is on disk, not only in
+    # the OS's buffers, before its reply (NORMAL would halve a tap's latency but could lose the
+    # last moves to a power cut)
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
