@@ -182,20 +182,34 @@ def test_lines_play_through_the_game_to_a_win_in_exactly_move_count_moves() -> N
     assert won >= 50
 
 
-def test_a_line_from_a_game_in_progress_first_clears_the_selection() -> None:
+@pytest.mark.parametrize("selection", [25, "waste"])
+def test_a_line_from_a_game_in_progress_first_clears_the_selection(selection: int | str) -> None:
     for number in range(200):
         game = Game.from_code(format_code(number))
         if not decide(game):
             continue
         game.tap("stock")
         game.tap("stock")
-        game.tap(25)  # selects the tip
-        assert game.selected == 25
+        game.tap(25 if selection == 25 else "waste")
+        assert game.selected == selection
         result = solve(game)
-        assert result.moves[0] == 25
+        assert result.moves[0] == selection
         before = game.moves
         for tap in result.moves:
             game.tap(tap)
         assert game.outcome == "won" and game.moves - before == result.move_count
         return
     pytest.fail("no winnable deal among the first 200")
+
+
+def test_a_won_game_needs_no_moves_and_a_lost_one_has_no_line() -> None:
+    lost = next(n for n in range(100) if not decide(deal_cards(n)))
+    result = solve(Game.from_code(format_code(lost)))
+    assert not result.winnable and result.moves == () and result.steps == ()
+    won = next(n for n in range(100) if decide(deal_cards(n)))
+    game = Game.from_code(format_code(won))
+    for tap in solve(game, optimal=False).moves:
+        game.tap(tap)
+    assert game.won
+    after = solve(game)
+    assert after.winnable and after.optimal and after.move_count == 0

@@ -70,7 +70,7 @@ def test_stats_reports_the_share_with_an_interval_and_the_times(
     assert lines[0].startswith("deals 5..44")
     assert lines[1].startswith(f"winnable: {wins} of 40 = ") and "95% CI" in lines[1]
     assert lines[2].startswith("decision time per deal: median ") and "p99" in lines[2]
-    assert lines[3].startswith("fewest-move line proven within 2 s: ")
+    assert lines[3].startswith("fewest-move line proven within 2 s CPU: ")
     assert "p99" in lines[4]
     assert "deciding" in captured.err  # the progress bar
 

@@ -26,7 +26,6 @@ that must pair with each other can never do so if one lies (even indirectly) on 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from functools import cache
 from itertools import combinations
 from typing import Final
 
@@ -80,16 +79,6 @@ def _kind(h0: int, p0: int, indices: Sequence[int], blocked: Blocked) -> int:
     return DEAD
 
 
-@cache
-def rank_table(indices: tuple[int, ...], pile: int, blocked: Blocked) -> dict[int, int]:
-    """For a rank with heart cards at ``indices`` and ``pile`` pile cards: kind per sub-mask."""
-    table: dict[int, int] = {}
-    for size in range(len(indices) + 1):
-        for subset in combinations(indices, size):
-            table[sum(_BITS[i] for i in subset)] = _kind(len(indices), pile, subset, blocked)
-    return table
-
-
 class Decider:
     """The decision procedure for one position's heart and pile counts.
 
@@ -97,10 +86,10 @@ class Decider:
     any sub-mask of the position's heart share one memory of losing masks.
     """
 
-    __slots__ = ("_dead", "_groups", "nodes")
+    __slots__ = ("_dead", "_groups", "_kinds", "nodes")
 
     def __init__(self, heart: Sequence[int | None], remaining_pile: Mapping[int, int]) -> None:
-        groups: list[tuple[int, dict[int, int]]] = []
+        groups: list[tuple[int, int, int, Blocked]] = []
         above = above_masks(sum(_BITS[i] for i, r in enumerate(heart) if r is not None))
         for rank in RANKS:
             indices = tuple(i for i, r in enumerate(heart) if r == rank)
@@ -109,15 +98,24 @@ class Decider:
             blocked = frozenset(
                 pair for pair in combinations(indices, 2) if comparable(*pair, above)
             )
-            table = rank_table(indices, remaining_pile.get(rank, 0), blocked)
-            groups.append((sum(_BITS[i] for i in indices), table))
+            mask = sum(_BITS[i] for i in indices)
+            groups.append((mask, len(indices), remaining_pile.get(rank, 0), blocked))
         self._groups = tuple(groups)
+        # kind of each rank's remaining cards, by their mask (ranks never share a place, so
+        # one table serves all ranks); filled as the search meets them
+        self._kinds: dict[int, int] = {}
         self._dead: set[int] = set()
         self.nodes = 0
+
+    def _kind(self, sub: int, group: tuple[int, int, int, Blocked]) -> int:
+        _, h0, p0, blocked = group
+        kind = self._kinds[sub] = _kind(h0, p0, _bits(sub), blocked)
+        return kind
 
     def _close(self, present: int, trail: list[Removal] | None) -> int:
         """Apply every never-wrong removal; -1 when the position is statically lost."""
         groups = self._groups
+        kinds = self._kinds
         while True:
             free = 0
             rest = present
@@ -128,11 +126,13 @@ class Decider:
                     free |= low
                 rest ^= low
             before = present
-            for mask, table in groups:
-                sub = present & mask
+            for group in groups:
+                sub = present & group[0]
                 if not sub:
                     continue
-                kind = table[sub]
+                kind = kinds.get(sub)
+                if kind is None:
+                    kind = self._kind(sub, group)
                 if kind == DEAD:
                     return -1
                 f = free & sub
@@ -158,11 +158,13 @@ class Decider:
             if present >> i & 1 and not COVER_MASKS[i] & present:
                 free |= _BITS[i]
         out: list[int] = []
-        for mask, table in self._groups:
-            sub = present & mask
+        for group in self._groups:
+            sub = present & group[0]
             if not sub:
                 continue
-            kind = table[sub]
+            kind = self._kinds.get(sub)
+            if kind is None:
+                kind = self._kind(sub, group)
             f = free & sub
             if kind == THREE and f.bit_count() == 1:
                 out.append(f)

@@ -5,7 +5,7 @@ Here the pile's order matters. Flips and redeals only move a pointer around the 
 ones that bring the next pile card wanted to the waste top -- and that number is fixed by where
 the pointer is. The search therefore works on *macro moves*: pair two free heart cards (cost 1),
 or pair a free heart card with pile card ``j`` (cost: the flips and redeals to reach ``j``, plus
-1). The state is (heart cards present, pile cards removed, pointer).
+1). The state is (heart cards present, pile cards removed, pointer), packed in one int.
 
 The lower bound adds two parts that can never overlap, since one counts pair moves and the other
 pointer moves:
@@ -22,7 +22,8 @@ pointer moves:
 States that can no longer be won (the exact decision of :mod:`heartsuit.solitaire.decide`) are
 dropped. The search starts with a winning line as an upper bound and only looks for strictly
 shorter ones; when it runs out of states the best line is proven optimal. A time budget stops it
-early, and the best line known so far is returned unproven.
+early (CPU time, so other processes on the machine do not change the outcome), and the best
+line known so far is returned unproven.
 """
 
 from __future__ import annotations
@@ -47,7 +48,10 @@ from heartsuit.solitaire.position import (
 #: a macro move: (heart index, heart index) for a heart pair, (heart index, -2 - j) with pile j
 Pairing = tuple[int, int]
 
-State = tuple[int, int, int]
+#: a search state packed into one int: present | removed << 25 | pointer << 52
+State = int
+_HEART = (1 << 25) - 1
+_PILE = (1 << 27) - 1
 
 
 def pile_code(j: int) -> int:
@@ -106,36 +110,65 @@ class _Search:
         self._verdicts: dict[tuple[int, tuple[int, ...]], bool] = {}
 
     def bound(self, present: int, removed: int, pointer: int) -> int:
-        """The admissible lower bound of the module docstring; -1 when plainly hopeless."""
+        """The admissible lower bound of the module docstring; -1 when plainly hopeless.
+
+        The pile is walked once in order of distance: the waste top and the waste cards that
+        pairs could dig out (distance 0), then the stock, a redeal, and the rest of the waste.
+        """
         pairs = 0
-        reach = 0
-        n = self.n
-        cycle = self.cycle
-        live = {rank for rank, mask, _ in self.rank_info if present & mask}
-        # waste cards that pairs alone might uncover: everything above them could still pair
-        diggable = 0
-        for j in range(pointer - 1, -1, -1):
-            if removed >> j & 1:
-                continue
-            diggable |= 1 << j
-            if cycle[j] not in live:
-                break
+        need = [0] * 15
+        outstanding = 0
+        live = 0
         for rank, mask, table in self.rank_info:
             sub = present & mask
-            if not sub:
+            if sub:
+                live |= 1 << rank
+                moves, count = table[sub]
+                pairs += moves
+                if count:
+                    need[rank] = count
+                    outstanding += 1
+        if not outstanding:
+            return pairs
+        cycle = self.cycle
+        j = pointer - 1
+        while j >= 0:
+            if not removed >> j & 1:
+                rank = cycle[j]
+                if need[rank]:
+                    need[rank] -= 1
+                    if not need[rank]:
+                        outstanding -= 1
+                        if not outstanding:
+                            return pairs
+                if not live >> rank & 1:
+                    break  # this card can never be paired away, so nothing below it is dug out
+            j -= 1
+        reach = 0
+        for k in range(pointer, self.n):
+            if removed >> k & 1:
                 continue
-            moves, need = table[sub]
-            pairs += moves
-            if need:
-                dists = sorted(
-                    0 if diggable >> j & 1 else distance(removed, pointer, n, j)
-                    for j in self.pile_of_rank[rank]
-                    if not removed >> j & 1
-                )
-                if len(dists) < need:
-                    return -1
-                reach = max(reach, dists[need - 1])
-        return pairs + reach
+            reach += 1
+            rank = cycle[k]
+            if need[rank]:
+                need[rank] -= 1
+                if not need[rank]:
+                    outstanding -= 1
+                    if not outstanding:
+                        return pairs + reach
+        reach += 1  # the redeal
+        for k in range(j):
+            if removed >> k & 1:
+                continue
+            reach += 1
+            rank = cycle[k]
+            if need[rank]:
+                need[rank] -= 1
+                if not need[rank]:
+                    outstanding -= 1
+                    if not outstanding:
+                        return pairs + reach
+        return -1
 
     def winnable(self, present: int, removed: int) -> bool:
         counts = tuple(
@@ -150,30 +183,58 @@ class _Search:
             self._verdicts[key] = verdict
         return verdict
 
+    def pair_moves(self, present: int) -> int:
+        """The pair-move part of the bound alone (cheap)."""
+        return sum(table[present & mask][0] for _, mask, table in self.rank_info)
+
     def run(self, upper: int, deadline: float) -> tuple[list[Pairing] | None, bool, int]:
-        """A line shorter than ``upper`` (or None), whether the search finished, nodes expanded."""
+        """A line shorter than ``upper`` (or None), whether the search finished, nodes expanded.
+
+        Children enter the queue with a cheap estimate (their parent's f, or their cost so far
+        plus the pair-move bound, whichever is larger: both are admissible); the full bound is
+        computed only when a child comes up, and if it is larger the child goes back in.
+        """
         heart = self.heart
-        start: State = (
-            sum(1 << i for i, r in enumerate(heart) if r is not None),
-            0,
-            canonical_pointer(0, self.start_pointer),
-        )
-        h0 = self.bound(*start)
+        start_present = sum(1 << i for i, r in enumerate(heart) if r is not None)
+        start_pointer = canonical_pointer(0, self.start_pointer)
+        start: State = start_present | start_pointer << 52
+        h0 = self.bound(start_present, 0, start_pointer)
         if h0 < 0 or h0 >= upper:
             return None, True, 0
         best_g: dict[State, int] = {start: 0}
         parent: dict[State, tuple[State, Pairing]] = {}
         tie = 0
-        heap: list[tuple[int, int, int, State]] = [(h0, 0, tie, start)]
+        heap: list[tuple[int, int, int, State, bool]] = [(h0, 0, tie, start, True)]
         nodes = 0
         n = self.n
         pile_of_rank = self.pile_of_rank
+        # per heart place: its rank's (mask, table) for the incremental pair-move bound
+        rank_of_place: dict[int, tuple[int, dict[int, tuple[int, int]]]] = {}
+        for _, mask, table in self.rank_info:
+            for i in range(25):
+                if mask >> i & 1:
+                    rank_of_place[i] = (mask, table)
         while heap:
-            f, neg_g, _, state = heapq.heappop(heap)
+            f, neg_g, _, state, exact = heapq.heappop(heap)
+            if f >= upper:
+                break  # every state left is at least as long as the line already known
             g = -neg_g
-            if g > best_g.get(state, g) or f >= upper:
+            if g > best_g[state]:
                 continue
-            present, removed, pointer = state
+            present = state & _HEART
+            removed = state >> 25 & _PILE
+            pointer = state >> 52
+            if not exact:
+                hb = self.bound(present, removed, pointer)
+                if hb < 0:
+                    continue
+                if g + hb > f:
+                    if g + hb < upper:
+                        tie += 1
+                        heapq.heappush(heap, (g + hb, neg_g, tie, state, True))
+                    continue
+            if present and not self.winnable(present, removed):
+                continue
             if present == 0:
                 line: list[Pairing] = []
                 while state in parent:
@@ -182,39 +243,48 @@ class _Search:
                 line.reverse()
                 return line, True, nodes
             nodes += 1
-            if nodes & 255 == 0 and time.perf_counter() > deadline:
+            if nodes & 255 == 0 and time.process_time() > deadline:
                 return None, False, nodes
+            pairs = self.pair_moves(present)
             free = [
                 i for i in range(25) if present >> i & 1 and not COVER_MASKS[i] & present
             ]
-            children: list[tuple[State, int, Pairing]] = []
             for a, i in enumerate(free):
                 rank = heart[i]
+                assert rank is not None
+                mask, table = rank_of_place[i]
+                before = table[present & mask][0]
                 for k in free[a + 1 :]:
                     if heart[k] == rank:
-                        children.append(((present & ~(1 << i) & ~(1 << k), removed, pointer),
-                                         1, (i, k)))
-                assert rank is not None
+                        paired = present & ~(1 << i) & ~(1 << k)
+                        child = state & ~_HEART | paired
+                        cg = g + 1
+                        if cg >= best_g.get(child, upper):
+                            continue
+                        cf = max(f, cg + pairs - before + table[paired & mask][0])
+                        if cf >= upper:
+                            continue
+                        best_g[child] = cg
+                        parent[child] = (state, (i, k))
+                        tie += 1
+                        heapq.heappush(heap, (cf, -cg, tie, child, False))
+                left = present & ~(1 << i)
+                after = pairs - before + table[left & mask][0]
                 for j in pile_of_rank[rank]:
                     if removed >> j & 1:
                         continue
-                    cost = distance(removed, pointer, n, j) + 1
+                    cg = g + distance(removed, pointer, n, j) + 1
                     gone = removed | 1 << j
-                    children.append(((present & ~(1 << i), gone, canonical_pointer(gone, j)),
-                                     cost, (i, pile_code(j))))
-            for child, cost, move in children:
-                cg = g + cost
-                if cg >= best_g.get(child, upper):
-                    continue
-                hb = self.bound(*child)
-                if hb < 0 or cg + hb >= upper:
-                    continue
-                if not self.winnable(child[0], child[1]):
-                    continue
-                best_g[child] = cg
-                parent[child] = (state, move)
-                tie += 1
-                heapq.heappush(heap, (cg + hb, -cg, tie, child))
+                    child = left | gone << 25 | canonical_pointer(gone, j) << 52
+                    if cg >= best_g.get(child, upper):
+                        continue
+                    cf = max(f, cg + after)
+                    if cf >= upper:
+                        continue
+                    best_g[child] = cg
+                    parent[child] = (state, (i, pile_code(j)))
+                    tie += 1
+                    heapq.heappush(heap, (cf, -cg, tie, child, False))
         return None, True, nodes
 
 
@@ -223,7 +293,9 @@ def fewest_moves(
 ) -> tuple[list[Pairing] | None, bool, int]:
     """Search for a winning line of fewer than ``upper`` moves within ``budget_s`` seconds.
 
-    Returns the line (or None when none shorter was found), whether the search completed (so a
-    None means ``upper`` is optimal), and the number of states expanded.
+    The budget is CPU time of this process (:func:`time.process_time`), so that a machine busy
+    with other work does not change which lines get proven. Returns the line (or None when none
+    shorter was found), whether the search completed (so a None means ``upper`` is optimal), and
+    the number of states expanded.
     """
-    return _Search(position).run(upper, time.perf_counter() + budget_s)
+    return _Search(position).run(upper, time.process_time() + budget_s)
