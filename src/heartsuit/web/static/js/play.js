@@ -61,8 +61,10 @@ function ready(welcome) {
 async function start() {
   const params = new URLSearchParams(location.search);
   if (params.has("code") || params.has("new")) {
-    // a reload must continue this game, not deal another one
+    // a reload (or the language link) must continue this game, not deal another one
     history.replaceState(null, "", location.pathname);
+    const other = document.querySelector("[data-lang-switch]");
+    if (other) other.href = `${location.pathname}?lang=${other.dataset.langSwitch}`;
     try {
       await newGame(params.get("code"));
       return;
