@@ -19,7 +19,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from heartsuit import i18n
 from heartsuit.server import messages
-from heartsuit.server.bus import Bus
+from heartsuit.server.bus import Bus, Notice
 from heartsuit.server.protocol import (
     ErrorCode,
     ErrorReply,
@@ -174,7 +174,7 @@ class Connection:
                     except ProtocolError:
                         continue  # e.g. a game another tab abandoned; nothing to show
 
-    async def _follow(self, player: str, notice: dict[str, str] | Any) -> None:
+    async def _follow(self, player: str, notice: Notice) -> None:
         if "settings" in notice:
             prefs = await self.service.preferences(player)
             if prefs != self.prefs:
