@@ -107,3 +107,29 @@ def test_fewest_moves_equal_breadth_first_search(position: Position) -> None:
     if expected is not None:
         assert result.optimal
         assert play(position, result) == expected
+
+
+@st.composite
+def long_pile_positions(draw: st.DrawFn) -> Position:
+    """A few heart cards and up to ten pile cards, so that lines walk the pile several times."""
+    places = draw(st.lists(st.integers(14, 25), min_size=1, max_size=5, unique=True))
+    cards = draw(st.permutations(_POOL))
+    pile = draw(st.integers(0, 10))
+    waste = draw(st.integers(0, pile))
+    heart: list[int | None] = [None] * 25
+    for place, rank in zip(places, cards, strict=False):
+        heart[place - 1] = rank
+    rest = cards[len(places) : len(places) + pile]
+    return Position(tuple(heart), tuple(rest[waste:]), tuple(rest[:waste]))
+
+
+@settings(max_examples=500, deadline=None)
+@given(long_pile_positions())
+def test_fewest_moves_over_a_long_pile_equal_breadth_first_search(position: Position) -> None:
+    result = solve(position)
+    expected = fewest_moves(position)
+    assert result.move_count == expected
+    assert decide(position) == (expected is not None)
+    if expected is not None:
+        assert result.optimal
+        assert play(position, result) == expected

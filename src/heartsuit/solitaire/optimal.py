@@ -19,6 +19,8 @@ pointer moves:
   So a waste card counts as distance 0 when every card above it in the waste could still be
   paired away (a heart card of its rank remains), and otherwise as the way round the cycle.
 
+A state is skipped when the same cards were already gone in an expanded state whose pointer
+could walk to this one's for no more than the difference in cost (it can do all this one can).
 States that can no longer be won (the exact decision of :mod:`heartsuit.solitaire.decide`) are
 dropped. The search starts with a winning line as an upper bound (the better of the decision's
 line and a quick best-first search weighted towards the bound) and only looks for strictly
@@ -53,6 +55,7 @@ Pairing = tuple[int, int]
 State = int
 _HEART = (1 << 25) - 1
 _PILE = (1 << 27) - 1
+_CARDS = (1 << 52) - 1
 
 
 def pile_code(j: int) -> int:
@@ -269,6 +272,7 @@ class _Search:
         parent: dict[State, tuple[State, Pairing]] = {}
         tie = 0
         heap: list[tuple[int, int, int, State, bool]] = [(h0, 0, tie, start, True)]
+        expanded: dict[int, list[tuple[int, int]]] = {}
         nodes = 0
         n = self.n
         pile_of_rank = self.pile_of_rank
@@ -306,6 +310,21 @@ class _Search:
                     line.append(move)
                 line.reverse()
                 return line, True, nodes
+            # the same cards gone with the pointer elsewhere, reached for so much less that
+            # walking the pointer here from there is no dearer: nothing new can come from here
+            cards = state & _CARDS
+            others = expanded.get(cards)
+            if others is None:
+                expanded[cards] = [(pointer, g)]
+            else:
+                if any(
+                    g_other + (0 if p_other == pointer else
+                               distance(removed, p_other, n, pointer - 1) if pointer else
+                               n - p_other - (removed >> p_other).bit_count() + 1) <= g
+                    for p_other, g_other in others
+                ):
+                    continue
+                others.append((pointer, g))
             nodes += 1
             if nodes & 255 == 0 and time.process_time() > deadline:
                 return None, False, nodes
