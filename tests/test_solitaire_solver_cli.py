@@ -91,3 +91,13 @@ def test_percentile_interpolates() -> None:
     assert percentile([3.0, 1.0, 2.0], 50) == 2.0
     assert percentile([0.0, 10.0], 99) == pytest.approx(9.9)
     assert percentile([5.0], 99) == 5.0
+
+
+def test_solve_says_when_the_budget_ran_out_before_a_proof(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # deal 2989 needs about 2 s of CPU to prove; a tiny budget cannot
+    assert main(["solitaire", "solve", format_code(2989), "--budget", "0.05"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].endswith("can be won")
+    assert "not proven fewest" in out[1]

@@ -96,7 +96,7 @@ def run_solve(args: argparse.Namespace) -> int:
     proof = (
         "proven fewest"
         if result.optimal
-        else f"best found within {args.budget:g} s, not proven fewest"
+        else f"best found within {args.budget:g} s CPU, not proven fewest"
     )
     print(f"{code}: can be won")
     print(f"moves: {result.move_count} ({proof})")
