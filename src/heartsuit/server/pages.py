@@ -1,0 +1,171 @@
+"""The site's HTML pages: routes, the language choice and the Jinja2 templates.
+
+Owns the page URLs (``/``, ``/heart-to-heart``, its examples and rules, ``/stats``), which
+language a request is answered in (``?lang=`` first, then the ``lang`` cookie, then Indonesian),
+and what every template receives: the catalog through ``t(key, **values)`` and the strings the
+page's script needs as JSON. Pages are static shells; the game itself arrives over ``/ws`` and
+``/api/...`` (``app.py``), so nothing here touches the store or the engine. The heart's geometry
+comes from :mod:`heartsuit.solitaire.layout`, so the browser never has its own copy of it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Final
+from urllib.parse import urlencode
+
+import jinja2
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+from starlette.templating import Jinja2Templates
+
+from heartsuit import i18n
+from heartsuit.i18n import Lang
+from heartsuit.solitaire.layout import COVERS, POSITIONS, ROW, TIP, X2
+
+WEB_DIR: Final = Path(__file__).resolve().parent.parent / "web"
+#: served by app.py at /static
+STATIC_DIR: Final = WEB_DIR / "static"
+TEMPLATE_DIR: Final = WEB_DIR / "templates"
+
+LANG_COOKIE: Final = "lang"
+LANG_COOKIE_MAX_AGE: Final = 365 * 24 * 60 * 60
+
+#: catalog key prefixes each page's script reads from the embedded JSON (kept small on purpose)
+SCRIPT_PREFIXES: Final[dict[str, tuple[str, ...]]] = {
+    "home": ("home.", "game.error", "game.offline"),
+    "play": ("game.", "card.", "pile.", "share.", "code.", "win."),
+    "examples": ("ex.", "card.", "pile.", "game."),
+    "rules": (),
+    "stats": ("stats.",),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """One place of the heart as the template draws it."""
+
+    position: int
+    x2: int  # doubled x in half-card steps, 0 = the middle
+    row: int  # 1 (top) .. 7 (the tip)
+    is_tip: bool
+
+
+SLOTS: Final = tuple(Slot(p, X2[p - 1], ROW[p - 1], p == TIP) for p in POSITIONS)
+
+
+def _asset_version() -> str:
+    """A short hash of the static files, so a new release is never served from a stale cache."""
+    digest = hashlib.sha256()
+    for path in sorted(STATIC_DIR.rglob("*")):
+        if path.is_file():
+            digest.update(path.relative_to(STATIC_DIR).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:10]
+
+
+_ASSET_VERSION: Final = _asset_version()
+
+
+def asset(path: str) -> str:
+    """The URL of a static file, with a version query for cache busting."""
+    return f"/static/{path}?v={_ASSET_VERSION}"
+
+
+def script_messages(lang: Lang, page: str) -> dict[str, str]:
+    """The catalog messages the script of ``page`` reads from the embedded JSON."""
+    return i18n.subset(lang, SCRIPT_PREFIXES[page])
+
+
+def script_json(data: object) -> str:
+    """JSON safe to put inside a ``<script type="application/json">`` element."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    # "</script>" or "<!--" in a message must not end the element early
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+_env = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(TEMPLATE_DIR),
+    autoescape=True,
+    undefined=jinja2.StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+_env.globals["asset"] = asset
+templates: Final = Jinja2Templates(env=_env)
+
+
+def request_lang(request: Request) -> tuple[Lang, bool]:
+    """The language to answer in, and whether ``?lang=`` chose it (so the cookie is set)."""
+    from_query = request.query_params.get("lang")
+    if from_query is not None and i18n.is_lang(from_query.strip().lower()):
+        return i18n.pick_lang(from_query), True
+    return i18n.pick_lang(request.cookies.get(LANG_COOKIE)), False
+
+
+def _switch_url(request: Request, lang: Lang) -> str:
+    """This page in the other language, keeping its other query parameters."""
+    params = [(k, v) for k, v in request.query_params.multi_items() if k != "lang"]
+    params.append(("lang", lang))
+    return f"{request.url.path}?{urlencode(params)}"
+
+
+def _render(request: Request, page: str, template: str, title_key: str) -> Response:
+    lang, chosen = request_lang(request)
+    other: Lang = "en" if lang == "id" else "id"
+    t: Callable[..., str] = partial(i18n.translate, lang)
+    context = {
+        "lang": lang,
+        "other_lang": other,
+        "switch_url": _switch_url(request, other),
+        "page": page,
+        "title": t(title_key),
+        "t": t,
+        "i18n_json": script_json(script_messages(lang, page)),
+        "slots": SLOTS,
+        "tip_covers": COVERS[TIP - 1],
+    }
+    response = templates.TemplateResponse(request, template, context)
+    if chosen:
+        response.set_cookie(
+            LANG_COOKIE, lang, max_age=LANG_COOKIE_MAX_AGE, path="/", samesite="lax"
+        )
+    # the language may come from a cookie, so shared caches must keep languages apart
+    response.headers["Vary"] = "Cookie"
+    response.headers["Content-Language"] = lang
+    return response
+
+
+async def home(request: Request) -> Response:
+    return _render(request, "home", "home.html", "home.title")
+
+
+async def play(request: Request) -> Response:
+    return _render(request, "play", "play.html", "game.title")
+
+
+async def examples(request: Request) -> Response:
+    return _render(request, "examples", "examples.html", "ex.title")
+
+
+async def rules(request: Request) -> Response:
+    return _render(request, "rules", "rules.html", "rules.title")
+
+
+async def stats(request: Request) -> Response:
+    return _render(request, "stats", "stats.html", "stats.title")
+
+
+routes: list[BaseRoute] = [
+    Route("/", home, name="home"),
+    Route("/heart-to-heart", play, name="play"),
+    Route("/heart-to-heart/examples", examples, name="examples"),
+    Route("/heart-to-heart/rules", rules, name="rules"),
+    Route("/stats", stats, name="stats"),
+]

@@ -1,0 +1,343 @@
+"""Heart to Heart on the site: each player's games, their move logs, replay and statistics.
+
+The service is the only writer of solitaire games. Its rules of the house:
+
+- A game is its deal code plus its move log. Every action that changes the game (a selection,
+  a flip, a redeal, a pair, an undo) is appended to the log, with its time, *before* the caller
+  is answered; taps that change nothing (a covered card) are not logged.
+- Live games are kept in memory as engine objects for speed, but memory is only a cache: a
+  game missing from it (evicted, or after a restart) is rebuilt by replaying its log, and a game
+  whose log write failed is dropped from it so that the log stays the truth.
+- One player's requests run one at a time (a per-player lock), so two tabs cannot interleave
+  moves; the log's primary key (game, sequence number) refuses a second writer in any case.
+- Starting a new game abandons the player's open game, which then counts as a loss.
+- A won game is final: taps and undo are refused (``game_over``). A dead end is not final: the
+  player may undo out of it, and it stays the game "continue" offers.
+- Time is wall-clock time from the deal to the last move, measured here and passed to the
+  engine, which stops its clock at a win or a dead end (and restarts it if undo leaves one).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import secrets
+import time
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from heartsuit.server.bus import Bus
+from heartsuit.server.protocol import ErrorCode, ProtocolError, StatsReply
+from heartsuit.server.solitaire_stats import player_stats
+from heartsuit.server.store import (
+    DealAnalysis,
+    GameRecord,
+    GameStatus,
+    MoveRecord,
+    PlayerRecord,
+    Preferences,
+    Store,
+)
+from heartsuit.solitaire import Action, Game, GameError, GameOver, Outcome, TapKind, TapResult
+from heartsuit.solitaire.codes import DealCodeError, normalize_code, random_code
+from heartsuit.solitaire.taps import check_target
+
+#: what a fresh player id looks like (``secrets.token_urlsafe(16)`` gives 22 such characters)
+PLAYER_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
+
+Analyse = Callable[[str], bool]
+"""Whether the deal of a code can be won (the solver); called in a worker thread."""
+
+
+def wall_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+def player_channel(player_id: str) -> str:
+    return f"player:{player_id}"
+
+
+@dataclass(slots=True)
+class LiveGame:
+    """A game in memory: its row as stored and the engine replayed from its log."""
+
+    record: GameRecord
+    game: Game
+
+
+@dataclass(frozen=True, slots=True)
+class Played:
+    """The answer to a request about a game: the game, and what the request did to it."""
+
+    live: LiveGame
+    kind: str
+    result: TapResult | None = None
+
+
+#: the log's words for the actions that are not heart positions
+_NAMED_ACTIONS: dict[str, Action] = {"stock": "stock", "waste": "waste", "undo": "undo"}
+
+
+def _action_value(text: str) -> Action:
+    """A logged action back as the engine's value ("25" -> 25, "stock" -> "stock")."""
+    if text.isdigit():
+        return int(text)
+    if text in _NAMED_ACTIONS:
+        return _NAMED_ACTIONS[text]
+    raise GameError(f"the move log holds an unknown action {text!r}", "bad_log")
+
+
+class SolitaireService:
+    """Players, games and statistics on top of a :class:`Store` (and a :class:`Bus`)."""
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        bus: Bus | None = None,
+        clock: Callable[[], int] = wall_ms,
+        analyse: Analyse | None = None,
+        winnable_attempts: int = 40,
+        live_games: int = 2000,
+    ) -> None:
+        self.store = store
+        self.bus = bus
+        self.clock = clock
+        self.analyse = analyse
+        self.winnable_attempts = winnable_attempts
+        self._live: OrderedDict[str, LiveGame] = OrderedDict()
+        self._live_limit = live_games
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
+            weakref.WeakValueDictionary()
+        )
+
+    # ------------------------------------------------------------------ players
+
+    async def hello(self, player_id: object) -> PlayerRecord:
+        """The player of a kept id, or a new player when the id is absent, unknown or odd."""
+        if isinstance(player_id, str) and PLAYER_ID.fullmatch(player_id):
+            found = await self.store.get_player(player_id)
+            if found is not None:
+                return found
+        player = PlayerRecord(secrets.token_urlsafe(16), self.clock(), Preferences())
+        await self.store.create_player(player)
+        return player
+
+    async def preferences(self, player_id: str) -> Preferences:
+        player = await self.store.get_player(player_id)
+        return Preferences() if player is None else player.preferences
+
+    async def set_preferences(
+        self,
+        player_id: str,
+        *,
+        move_errors: bool | None = None,
+        placement_help: bool | None = None,
+        winnable_only: bool | None = None,
+    ) -> Preferences:
+        """Change some settings; the others keep their stored values. Returns all of them."""
+        async with self._lock(player_id):
+            prefs = await self.preferences(player_id)
+            prefs = Preferences(
+                prefs.move_errors if move_errors is None else move_errors,
+                prefs.placement_help if placement_help is None else placement_help,
+                prefs.winnable_only if winnable_only is None else winnable_only,
+            )
+            await self.store.save_preferences(player_id, prefs)
+        return prefs
+
+    # ------------------------------------------------------------------ games
+
+    async def resume(self, player_id: str) -> Played | None:
+        """The player's open game (playing or at a dead end), if any."""
+        async with self._lock(player_id):
+            record = await self.store.open_game(player_id)
+            if record is None:
+                return None
+            return Played(await self._load(record.id, player_id), "resumed")
+
+    async def new_game(
+        self, player_id: str, code: str | None = None, winnable_only: bool | None = None
+    ) -> Played:
+        """Deal a new game (of ``code``, or a random deal) and make it the player's game.
+
+        A bad code raises ``bad_code`` and leaves the current game alone.
+        """
+        if code is not None:
+            try:
+                code = normalize_code(code)
+            except DealCodeError as err:
+                shown = code.strip()
+                shown = shown if len(shown) <= 40 else shown[:39] + "…"
+                raise ProtocolError(
+                    ErrorCode.BAD_CODE, str(err), problem=err.problem.value, code=repr(shown)
+                ) from None
+        async with self._lock(player_id):
+            if code is None:
+                if winnable_only is None:
+                    winnable_only = (await self.preferences(player_id)).winnable_only
+                code = await self._draw_code(winnable_only)
+            now = self.clock()
+            game = Game.from_code(code, now=now / 1000)
+            record = GameRecord(secrets.token_urlsafe(12), player_id, code, now)
+            if game.dead_end:
+                # some deals can never be played (the tip's partners all lie in the heart)
+                record = replace(
+                    record, status=GameStatus.DEAD_END, ended_at_ms=now, elapsed_ms=0
+                )
+            abandoned = await self.store.start_game(record, now)
+            for game_id in abandoned:
+                self._live.pop(game_id, None)
+            live = LiveGame(record, game)
+            self._remember(live)
+        await self._notify(player_id, record.id)
+        return Played(live, "dealt")
+
+    async def tap(self, player_id: str, game_id: str, target: object) -> Played:
+        """Touch a card, the stock or the waste of the player's game ``game_id``."""
+        try:
+            checked = check_target(target)
+        except GameError as err:
+            raise ProtocolError(ErrorCode.BAD_TARGET, str(err)) from None
+        async with self._lock(player_id):
+            live = await self._playable(game_id, player_id)
+            now = self.clock()
+            try:
+                result = live.game.tap(checked, now=now / 1000)
+            except GameOver as err:
+                raise ProtocolError(ErrorCode.GAME_OVER, str(err)) from None
+            if result.kind is not TapKind.IGNORED:
+                await self._log(live, str(checked), now)
+        if result.kind is not TapKind.IGNORED:
+            await self._notify(player_id, game_id)
+        return Played(live, result.kind.value, result)
+
+    async def undo(self, player_id: str, game_id: str) -> Played:
+        """Take back the last move of the player's game ``game_id``."""
+        async with self._lock(player_id):
+            live = await self._playable(game_id, player_id)
+            now = self.clock()
+            undone = live.game.undo(now=now / 1000)
+            if undone:
+                await self._log(live, "undo", now)
+        if undone:
+            await self._notify(player_id, game_id)
+        return Played(live, "undone" if undone else "nothing_to_undo")
+
+    async def game_of(self, player_id: str, game_id: str) -> Played:
+        """The current state of one of the player's games (after a notice from another tab)."""
+        async with self._lock(player_id):
+            return Played(await self._load(game_id, player_id), "synced")
+
+    async def stats(self, player_id: str) -> StatsReply:
+        """The player's statistics (an unknown player simply has none)."""
+        return player_stats(await self.store.player_games(player_id))
+
+    # ------------------------------------------------------------------ internals
+
+    def _lock(self, player_id: str) -> asyncio.Lock:
+        lock = self._locks.get(player_id)
+        if lock is None:
+            lock = asyncio.Lock()
+            self._locks[player_id] = lock
+        return lock
+
+    def _remember(self, live: LiveGame) -> None:
+        self._live[live.record.id] = live
+        self._live.move_to_end(live.record.id)
+        while len(self._live) > self._live_limit:
+            self._live.popitem(last=False)
+
+    def forget(self, game_id: str | None = None) -> None:
+        """Drop one game (or all) from memory; the next request replays the log."""
+        if game_id is None:
+            self._live.clear()
+        else:
+            self._live.pop(game_id, None)
+
+    async def _load(self, game_id: str, player_id: str) -> LiveGame:
+        live = self._live.get(game_id)
+        if live is None:
+            record = await self.store.get_game(game_id)
+            if record is None or record.player_id != player_id:
+                raise ProtocolError(ErrorCode.UNKNOWN_GAME, f"no game {game_id[:40]!r}")
+            log = await self.store.moves(game_id)
+            game = Game.replay(
+                record.code,
+                [_action_value(m.action) for m in log],
+                times=[m.at_ms / 1000 for m in log],
+                start=record.started_at_ms / 1000,
+            )
+            live = LiveGame(record, game)
+        elif live.record.player_id != player_id:
+            # another player's game id is as unknown to this player as a made-up one
+            raise ProtocolError(ErrorCode.UNKNOWN_GAME, f"no game {game_id[:40]!r}")
+        self._remember(live)
+        return live
+
+    async def _playable(self, game_id: str, player_id: str) -> LiveGame:
+        live = await self._load(game_id, player_id)
+        if live.record.status in (GameStatus.WON, GameStatus.ABANDONED):
+            raise ProtocolError(
+                ErrorCode.GAME_OVER, f"game {game_id} is {live.record.status.value}"
+            )
+        return live
+
+    async def _log(self, live: LiveGame, action: str, now: int) -> None:
+        """Write the action and the game's new summary; on any failure forget the game."""
+        game, old = live.game, live.record
+        outcome = game.outcome
+        status = {
+            Outcome.PLAYING: GameStatus.PLAYING,
+            Outcome.WON: GameStatus.WON,
+            Outcome.DEAD_END: GameStatus.DEAD_END,
+        }[outcome]
+        finished = outcome is not Outcome.PLAYING
+        summary = replace(
+            old,
+            status=status,
+            moves=game.moves,
+            score=game.score,
+            ended_at_ms=now if finished else None,
+            elapsed_ms=round(game.elapsed(now / 1000) * 1000) if finished else None,
+            log_length=old.log_length + 1,
+        )
+        move = MoveRecord(old.id, old.log_length, action, now)
+        try:
+            await self.store.append_move(move, summary)
+        except BaseException:
+            # the engine already moved: only a replay of the log can say where the game is
+            self._live.pop(old.id, None)
+            raise
+        live.record = summary
+
+    async def _notify(self, player_id: str, game_id: str) -> None:
+        if self.bus is not None:
+            await self.bus.publish(player_channel(player_id), {"game": game_id})
+
+    async def _draw_code(self, winnable_only: bool) -> str:
+        """A random deal; with ``winnable_only``, one the solver proves winnable if it can.
+
+        Verdicts are cached in the store, shared by all players. If no winnable deal turns up
+        within the attempts allowed, the last deal is used rather than keeping the player
+        waiting (the documented limit of the option).
+        """
+        code = random_code()
+        if not winnable_only or self.analyse is None:
+            return code
+        for _attempt in range(self.winnable_attempts):
+            if await self._winnable(code):
+                return code
+            code = random_code()
+        return code
+
+    async def _winnable(self, code: str) -> bool:
+        known = await self.store.deal_analysis(code)
+        if known is not None:
+            return known.winnable
+        assert self.analyse is not None
+        verdict = await asyncio.to_thread(self.analyse, code)
+        await self.store.save_deal_analysis(DealAnalysis(code, verdict))
+        return verdict

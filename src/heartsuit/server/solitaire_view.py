@@ -1,0 +1,83 @@
+"""What a player's page is sent about a Heart to Heart game: the engine's state as a view model.
+
+Everything here is read from the engine (:class:`heartsuit.solitaire.Game`): which cards are
+free, outlined and dimmed comes from it, never from a second copy of the rules (DESIGN.md,
+principle 2). The stock is sent only as a count: its order is hidden from the page.
+"""
+
+from __future__ import annotations
+
+from heartsuit.cards import Card, rank_name
+from heartsuit.server import messages
+from heartsuit.server.protocol import CardView, Event, GameView, HeartCardView
+from heartsuit.solitaire import Game, TapResult
+from heartsuit.solitaire.undo import UNDO_LIMIT
+
+
+def _card_text(card: Card) -> tuple[str, str]:
+    return str(card), rank_name(card.rank)
+
+
+def game_view(
+    game: Game, *, game_id: str, started_at_ms: int, now_ms: int, placement_help: bool
+) -> GameView:
+    """The view of ``game`` at ``now_ms``; outlines and dimming as the player's setting says."""
+    game.placement_help = placement_help
+    outlined = set(game.outlined())
+    dimmed = set(game.dimmed())
+    selected = game.selected
+    free = set(game.free_positions())
+    heart: list[HeartCardView | None] = []
+    for position, card in enumerate(game.heart, start=1):
+        if card is None:
+            heart.append(None)
+            continue
+        text, rank = _card_text(card)
+        heart.append(
+            HeartCardView(
+                card=text,
+                rank=rank,
+                free=position in free,
+                outlined=position in outlined,
+                dimmed=position in dimmed,
+                selected=selected == position,
+            )
+        )
+    waste = game.waste
+    waste_top: CardView | None = None
+    if waste:
+        text, rank = _card_text(waste[-1])
+        waste_top = CardView(
+            card=text,
+            rank=rank,
+            outlined="waste" in outlined,
+            dimmed="waste" in dimmed,
+            selected=selected == "waste",
+        )
+    return GameView(
+        id=game_id,
+        code=game.code,
+        heart=heart,
+        stock_count=len(game.stock),
+        waste_top=waste_top,
+        waste_count=len(waste),
+        score=game.score,
+        moves=game.moves,
+        undo_left=min(game.undo_depth, UNDO_LIMIT),
+        outcome=game.outcome.value,
+        elapsed_ms=round(game.elapsed(now_ms / 1000) * 1000),
+        started_at_ms=started_at_ms,
+    )
+
+
+def tap_event(result: TapResult, *, move_errors: bool, lang: messages.Lang) -> Event:
+    """The event of a tap; a message only for a mismatch with "Move errors" on."""
+    key = result.reason.value if result.reason is not None else None
+    if move_errors and key == "must_match":
+        return Event(
+            kind=result.kind.value,
+            message=messages.text(lang, "server.move.must_match"),
+            message_key=key,
+            reason=key,
+        )
+    return Event(kind=result.kind.value, reason=key)

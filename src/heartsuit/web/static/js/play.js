@@ -1,0 +1,266 @@
+// The Heart to Heart page: sends taps, undo, new game and settings to the server over /ws and
+// draws the game view it gets back. All rules, outlines and dimming come from the server.
+
+import { Board } from "./board.js";
+import { closeDialog, openDialog, toast, wireCloseButtons } from "./dialogs.js";
+import { formatTime, lang, t } from "./i18n.js";
+import { Connection } from "./ws.js";
+
+const root = document.querySelector("[data-game]");
+const status = root.querySelector("[data-status]");
+const info = (name) => root.querySelector(`[data-info="${name}"]`);
+const dialogs = {
+  code: document.querySelector('[data-dialog="code"]'),
+  settings: document.querySelector('[data-dialog="settings"]'),
+  dead_end: document.querySelector('[data-dialog="dead_end"]'),
+  won: document.querySelector('[data-dialog="won"]'),
+};
+const undoButtons = document.querySelectorAll('[data-action="undo"]');
+const undoLeft = root.querySelector("[data-undo-left]");
+
+let game = null;
+let receivedAt = 0;
+let settings = { move_errors: false, placement_help: true, winnable_only: false };
+let started = false;
+let shown = 0; // states drawn so far, exposed as data-seq for tests and tools
+
+const board = new Board(root, { interactive: true, onTap: (target) => tap(target) });
+const conn = new Connection({
+  lang,
+  onReady: (welcome) => ready(welcome),
+  onStatus: (online) => {
+    if (!online) status.textContent = t("game.offline");
+  },
+  onPush: (message) => {
+    // another tab of this player moved, started a game or changed a setting
+    if (message.type === "solitaire.state" && game) show({ ...message, event: {} });
+    else if (message.type === "settings") settings = pickSettings(message);
+  },
+});
+
+function pickSettings(reply) {
+  return {
+    move_errors: reply.move_errors,
+    placement_help: reply.placement_help,
+    winnable_only: reply.winnable_only,
+  };
+}
+
+function ready(welcome) {
+  settings = { ...settings, ...welcome.settings };
+  status.textContent = "";
+  if (!started) {
+    started = true;
+    start().catch(report);
+  } else {
+    // back after a lost connection or a server restart: the server rebuilds the same game
+    resume().catch(report);
+  }
+}
+
+async function start() {
+  const params = new URLSearchParams(location.search);
+  if (params.has("code") || params.has("new")) {
+    // a reload (or the language link) must continue this game, not deal another one
+    history.replaceState(null, "", location.pathname);
+    const other = document.querySelector("[data-lang-switch]");
+    if (other) other.href = `${location.pathname}?lang=${other.dataset.langSwitch}`;
+    try {
+      await newGame(params.get("code"));
+      return;
+    } catch (error) {
+      report(error);
+    }
+  }
+  if (!(await resume())) await newGame(null);
+}
+
+async function resume() {
+  const reply = await conn.request({ type: "solitaire.resume" });
+  if (reply.type !== "solitaire.state") return false;
+  show(reply);
+  return true;
+}
+
+async function newGame(code) {
+  closeDialog(dialogs.dead_end);
+  closeDialog(dialogs.won);
+  const reply = await conn.request({
+    type: "solitaire.new",
+    code: code || null,
+    winnable_only: settings.winnable_only,
+  });
+  show(reply);
+}
+
+function tap(target) {
+  if (!game) return;
+  conn.request({ type: "solitaire.tap", game: game.id, target }).then(show, report);
+}
+
+function undo() {
+  if (!game) return;
+  conn.request({ type: "solitaire.undo", game: game.id }).then(show, report);
+}
+
+function report(error) {
+  // taps on a finished game or a vanished target are simply ignored, as on a real table
+  if (error && ["game_over", "bad_target", "offline"].includes(error.code)) return;
+  toast(t("game.error", { message: error && error.message ? error.message : String(error) }));
+}
+
+function show(reply) {
+  const previous = game;
+  game = reply.game;
+  receivedAt = performance.now();
+  root.setAttribute("aria-busy", "false");
+  root.dataset.outcome = game.outcome;
+  root.dataset.gameId = game.id;
+  root.dataset.seq = String(++shown);
+  board.render(game);
+  info("score").textContent = String(game.score);
+  info("moves").textContent = String(game.moves);
+  info("code").textContent = game.code;
+  tick();
+  // a won game is final; a dead end can be undone
+  for (const button of undoButtons) button.disabled = game.undo_left === 0 || game.outcome === "won";
+  undoLeft.textContent = String(game.undo_left);
+  undoLeft.parentElement.setAttribute("aria-label", t("game.undo_label", { n: game.undo_left }));
+
+  const event = reply.event || {};
+  if (event.message) toast(event.message);
+  else if (event.kind === "nothing_to_undo") toast(t("game.nothing_to_undo"));
+
+  const changed = !previous || previous.id !== game.id || previous.outcome !== game.outcome;
+  if (game.outcome === "dead_end" && changed) {
+    openDialog(dialogs.dead_end, dialogs.dead_end.querySelector("[data-dialog-undo]"));
+  } else if (game.outcome !== "dead_end") {
+    closeDialog(dialogs.dead_end);
+  }
+  if (game.outcome === "won" && changed) {
+    dialogs.won.querySelector('[data-win="time"]').textContent = formatTime(game.elapsed_ms);
+    dialogs.won.querySelector('[data-win="moves"]').textContent = String(game.moves);
+    dialogs.won.querySelector('[data-win="score"]').textContent = String(game.score);
+    openDialog(dialogs.won, dialogs.won.querySelector("[data-dialog-new]"));
+  } else if (game.outcome !== "won") {
+    closeDialog(dialogs.won);
+  }
+  // the first playable state is on the page (read by bench/site_first_frame.py)
+  if (shown === 1) performance.mark("heartsuit:first-frame");
+}
+
+function tick() {
+  if (!game) return;
+  const running = game.outcome === "playing";
+  const ms = game.elapsed_ms + (running ? performance.now() - receivedAt : 0);
+  const text = formatTime(ms);
+  const el = info("time");
+  if (el.textContent !== text) el.textContent = text;
+}
+setInterval(tick, 250);
+
+// ---- buttons ----
+
+for (const button of document.querySelectorAll('[data-action="undo"]')) {
+  button.addEventListener("click", undo);
+}
+for (const button of document.querySelectorAll('[data-action="new"]')) {
+  button.addEventListener("click", () => newGame(null).catch(report));
+}
+root.querySelector('[data-action="share"]').addEventListener("click", share);
+root.querySelector('[data-action="settings"]').addEventListener("click", openSettings);
+root.querySelector('[data-action="code"]').addEventListener("click", () => {
+  const input = dialogs.code.querySelector("[data-code-input]");
+  input.value = "";
+  setCodeError(null);
+  openDialog(dialogs.code, input);
+});
+wireCloseButtons();
+
+// ---- enter a code ----
+
+function setCodeError(message) {
+  const error = dialogs.code.querySelector("[data-code-error]");
+  const input = dialogs.code.querySelector("[data-code-input]");
+  error.hidden = !message;
+  error.textContent = message || "";
+  input.setAttribute("aria-invalid", message ? "true" : "false");
+}
+
+dialogs.code.querySelector("[data-code-form]").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const input = dialogs.code.querySelector("[data-code-input]");
+  setCodeError(null);
+  try {
+    await newGame(input.value);
+    closeDialog(dialogs.code);
+  } catch (error) {
+    setCodeError(error.message || String(error));
+    input.focus();
+    input.select();
+  }
+});
+
+// ---- share ----
+
+async function share() {
+  if (!game) return;
+  const code = game.code;
+  try {
+    await navigator.clipboard.writeText(code);
+    toast(t("share.copied", { code }));
+    return;
+  } catch {
+    // no clipboard permission: fall back to the system share sheet, then to showing the code
+  }
+  try {
+    if (navigator.share) {
+      await navigator.share({ text: t("share.text", { code }) });
+      return;
+    }
+  } catch {
+    // share sheet dismissed
+  }
+  toast(t("share.manual", { code }));
+}
+
+// ---- settings ----
+
+function openSettings() {
+  for (const box of dialogs.settings.querySelectorAll("[data-setting]")) {
+    box.checked = Boolean(settings[box.dataset.setting]);
+  }
+  openDialog(dialogs.settings);
+}
+
+dialogs.settings.addEventListener("change", async (event) => {
+  const box = event.target.closest("[data-setting]");
+  if (!box) return;
+  const wanted = { ...settings, [box.dataset.setting]: box.checked };
+  try {
+    const reply = await conn.request({ type: "settings", ...wanted });
+    settings = pickSettings(reply);
+    // the server applies placement help to the current game: fetch its new view
+    if (game) await resume();
+  } catch (error) {
+    box.checked = !box.checked;
+    report(error);
+  }
+});
+
+// ---- keyboard shortcuts ----
+
+document.addEventListener("keydown", (event) => {
+  if (document.querySelector("dialog[open]")) return;
+  if (event.target.closest("input, textarea, select")) return;
+  const key = event.key.toLowerCase();
+  if ((event.ctrlKey || event.metaKey) && key === "z" && !event.shiftKey) {
+    event.preventDefault();
+    undo();
+    return;
+  }
+  if (event.ctrlKey || event.metaKey || event.altKey) return;
+  if (key === "s") tap("stock");
+  else if (key === "w" && game && game.waste_top) tap("waste");
+  else if (key === "n") newGame(null).catch(report);
+});

@@ -1,0 +1,119 @@
+// The WebSocket connection to /ws: hello with the player id kept in localStorage, requests
+// matched to replies by "req", and automatic reconnection (a server restart is survived: the
+// game lives in the server's move log, so the page only asks for it again).
+
+const PLAYER_KEY = "heartsuit.player";
+
+export function storedPlayer() {
+  try {
+    return localStorage.getItem(PLAYER_KEY);
+  } catch {
+    return null;
+  }
+}
+
+function storePlayer(id) {
+  try {
+    localStorage.setItem(PLAYER_KEY, id);
+  } catch {
+    // private mode without storage: the id lasts as long as the page
+  }
+}
+
+/** An error reply from the server ({type: "error", code, message}). */
+export class ServerError extends Error {
+  constructor(reply) {
+    super(reply.message || reply.code);
+    this.code = reply.code;
+  }
+}
+
+export class Connection {
+  /**
+   * @param {object} options
+   * @param {string} options.lang the language for the server's messages
+   * @param {(welcome: object) => void} [options.onReady] after every (re)connect and hello
+   * @param {(online: boolean) => void} [options.onStatus] connection lost / back
+   * @param {(message: object) => void} [options.onPush] a message that answers no request
+   *   (what the player's other tabs did)
+   */
+  constructor({ lang, onReady = () => {}, onStatus = () => {}, onPush = () => {} }) {
+    this.lang = lang;
+    this.onPush = onPush;
+    this.onReady = onReady;
+    this.onStatus = onStatus;
+    this.nextReq = 1;
+    this.pending = new Map();
+    this.socket = null;
+    this.retry = 0;
+    this.welcome = null;
+    this.ready = new Promise((resolve) => {
+      this.resolveReady = resolve;
+    });
+    this.open();
+  }
+
+  open() {
+    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+    const socket = new WebSocket(`${scheme}//${location.host}/ws`);
+    this.socket = socket;
+    socket.addEventListener("open", () => this.greet());
+    socket.addEventListener("message", (event) => this.receive(event.data));
+    socket.addEventListener("close", () => this.lost(socket));
+  }
+
+  async greet() {
+    try {
+      const welcome = await this.request({ type: "hello", player: storedPlayer() });
+      storePlayer(welcome.player);
+      await this.request({ type: "lang", lang: this.lang });
+      this.welcome = welcome;
+      this.retry = 0;
+      this.onStatus(true);
+      this.resolveReady(welcome);
+      this.onReady(welcome);
+    } catch (error) {
+      console.error("heartsuit: hello failed", error);
+    }
+  }
+
+  lost(socket) {
+    if (socket !== this.socket) return;
+    for (const { reject } of this.pending.values()) reject(new ServerError({ code: "offline" }));
+    this.pending.clear();
+    this.onStatus(false);
+    const delay = Math.min(4000, 250 * 2 ** this.retry);
+    this.retry += 1;
+    setTimeout(() => this.open(), delay);
+  }
+
+  receive(data) {
+    let reply;
+    try {
+      reply = JSON.parse(data);
+    } catch {
+      return;
+    }
+    const waiting = reply.req === undefined ? undefined : this.pending.get(reply.req);
+    if (!waiting) {
+      if (reply.type !== "error") this.onPush(reply);
+      return;
+    }
+    this.pending.delete(reply.req);
+    if (reply.type === "error") waiting.reject(new ServerError(reply));
+    else waiting.resolve(reply);
+  }
+
+  /** Send a message and resolve with the reply that echoes its req (reject on an error). */
+  request(message) {
+    const req = this.nextReq++;
+    return new Promise((resolve, reject) => {
+      if (!this.socket || this.socket.readyState !== WebSocket.OPEN) {
+        reject(new ServerError({ code: "offline" }));
+        return;
+      }
+      this.pending.set(req, { resolve, reject });
+      this.socket.send(JSON.stringify({ ...message, req }));
+    });
+  }
+}

@@ -1,0 +1,99 @@
+"""Every page in a real browser at phone and desktop widths: it draws, it fits without sideways
+scrolling, and a screenshot is kept for a person to look at. Also the examples player and the
+statistics after a game."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.browser.conftest import ServerProcess, screenshot
+from tests.browser.helpers import GAME, info, open_game, tap
+
+pytestmark = pytest.mark.browser
+
+WIDTHS = (360, 1280)
+PAGES = {
+    "home": ("/", "[data-tile]"),
+    "play": ("/heart-to-heart?code=HH1-N-AAAAAAM", f'{GAME}[data-seq]'),
+    "examples": ("/heart-to-heart/examples", '[data-examples][aria-busy="false"]'),
+    "rules": ("/heart-to-heart/rules", ".diagram svg"),
+    "stats": ("/stats", '[data-stats][aria-busy="false"]'),
+}
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+@pytest.mark.parametrize("name", PAGES)
+def test_each_page_fits_and_is_screenshotted(
+    page: Any, server: ServerProcess, name: str, width: int
+) -> None:
+    path, ready = PAGES[name]
+    page.set_viewport_size({"width": width, "height": 740 if width < 600 else 800})
+    page.goto(server.url + path)
+    page.wait_for_selector(ready)
+    page.wait_for_timeout(250)  # let the short transitions settle before the picture
+    scroll_width = page.evaluate("document.documentElement.scrollWidth")
+    assert scroll_width <= width, f"{name} scrolls sideways at {width}px: {scroll_width}"
+    screenshot(page, f"{name}-{width}")
+
+
+def test_the_heart_fits_a_phone_and_cards_are_readable(page: Any, server: ServerProcess) -> None:
+    page.set_viewport_size({"width": 360, "height": 740})
+    open_game(page, server.url, "?code=HH1-N-AAAAAAM")
+    boxes = page.eval_on_selector_all(
+        "[data-pos], [data-pile]",
+        "els => els.map(e => { const r = e.getBoundingClientRect();"
+        " return [r.left, r.right, r.width]; })",
+    )
+    assert all(left >= 0 and right <= 360 for left, right, _ in boxes)
+    assert min(width for _, _, width in boxes) >= 40
+    # the tip is below the cards it covers, and overlaps them
+    tip = page.locator('[data-pos="25"]').bounding_box()
+    above = page.locator('[data-pos="23"]').bounding_box()
+    assert tip["y"] > above["y"] and tip["y"] < above["y"] + above["height"]
+
+
+def test_examples_step_through_a_won_game(page: Any, server: ServerProcess) -> None:
+    page.goto(server.url + "/heart-to-heart/examples?lang=en")
+    page.wait_for_selector('[data-examples][aria-busy="false"]')
+    caption = page.locator("[data-caption]")
+    assert caption.inner_text() == "The deal, before the first move."
+    assert page.inner_text("[data-counter]").startswith("Move 0 of ")
+    page.click('[data-step="next"]')
+    assert page.inner_text("[data-counter]").startswith("Move 1 of ")
+    assert caption.inner_text().startswith("Move 1:")
+    page.click('[data-step="last"]')
+    total = page.inner_text("[data-counter]").split()[-1]
+    assert page.inner_text("[data-counter]") == f"Move {total} of {total}"
+    assert info(page, "score") == "250"
+    assert page.locator("[data-pos]:not(.empty)").count() == 0
+    page.click('[data-step="prev"]')
+    assert info(page, "moves") == str(int(total) - 1)
+    # somewhere in the game a pair is described with the cards it names
+    page.click('[data-step="first"]')
+    captions = []
+    for _ in range(int(total)):
+        page.click('[data-step="next"]')
+        captions.append(caption.inner_text())
+    assert any("paired with" in c for c in captions)
+    assert any("from the tip" in c for c in captions)
+    assert any("the stock turns up" in c for c in captions)
+
+
+def test_statistics_count_a_finished_game(page: Any, server: ServerProcess) -> None:
+    open_game(page, server.url, "?code=HH1-N-AAAAAAM")
+    tap(page, "stock")
+    # starting another game abandons this one, which counts as a lost game (the next deal is
+    # chosen by code: a random one could be stuck from the start and count as a game too)
+    page.click('[data-action="code"]')
+    page.fill("[data-code-input]", "HH1-N-AAAAAAB")
+    page.click("[data-code-submit]")
+    page.wait_for_function(
+        "() => document.querySelector('[data-info=\"code\"]').textContent === 'HH1-N-AAAAAAB'"
+    )
+    page.goto(server.url + "/stats?lang=en")
+    page.wait_for_selector('[data-stats][aria-busy="false"]')
+    assert page.inner_text('[data-stat="games"]') == "1"
+    assert page.inner_text('[data-stat="wins"]') == "0"
+    assert page.locator('[data-by-code] tr[data-code="HH1-N-AAAAAAM"]').count() == 1

@@ -1,0 +1,136 @@
+"""Helpers for the server tests: a site on a temporary SQLite file, a scripted clock, a client.
+
+Not a test module itself. Every helper runs the real app (``create_app``) in Starlette's
+``TestClient``; the database is inspected with the standard ``sqlite3`` module, independently
+of the store under test.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import closing, contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from starlette.testclient import TestClient
+from starlette.testclient import WebSocketTestSession as Socket
+
+from heartsuit.server.app import create_app
+from heartsuit.server.settings import Settings, sqlite_url
+
+#: the fake clock's first reading: a real-looking epoch time in milliseconds
+START_MS = 1_700_000_000_000
+
+
+class FakeClock:
+    """Wall-clock milliseconds that advance by ``step`` on every reading: time without sleeping."""
+
+    def __init__(self, start: int = START_MS, step: int = 1000) -> None:
+        self.now = start
+        self.step = step
+
+    def __call__(self) -> int:
+        self.now += self.step
+        return self.now
+
+
+@dataclass
+class Peer:
+    """One WebSocket connection that matches replies to requests by ``req``."""
+
+    socket: Socket
+    #: the player id the server gave this connection (after :meth:`hello`)
+    player: str = ""
+    next_req: int = 1
+    #: messages the server pushed without being asked (states from another tab, settings)
+    pushed: list[dict[str, Any]] = field(default_factory=list)
+
+    def ask(self, kind: str, **fields: Any) -> dict[str, Any]:
+        """Send a message of ``kind`` and return the reply to it."""
+        req = self.next_req
+        self.next_req += 1
+        self.socket.send_text(json.dumps({"type": kind, "req": req, **fields}))
+        return self.reply_to(req)
+
+    def reply_to(self, req: int) -> dict[str, Any]:
+        while True:
+            message: dict[str, Any] = self.socket.receive_json()
+            if message.get("req") == req:
+                return message
+            self.pushed.append(message)
+
+    def raw(self, text: str) -> dict[str, Any]:
+        """Send a frame as is; the next message must be its (req-less) reply."""
+        self.socket.send_text(text)
+        message: dict[str, Any] = self.socket.receive_json()
+        return message
+
+    def hello(self, player: str | None = None) -> str:
+        reply = self.ask("hello", player=player)
+        assert reply["type"] == "welcome", reply
+        self.player = reply["player"]
+        return self.player
+
+    def new_game(self, code: str | None = None, **fields: Any) -> dict[str, Any]:
+        reply = self.ask("solitaire.new", code=code, **fields)
+        assert reply["type"] == "solitaire.state", reply
+        game: dict[str, Any] = reply["game"]
+        return game
+
+    def tap(self, game_id: str, target: int | str) -> dict[str, Any]:
+        return self.ask("solitaire.tap", game=game_id, target=target)
+
+
+@dataclass
+class Site:
+    client: TestClient
+    db_path: Path
+    clock: FakeClock
+
+    @contextmanager
+    def peer(self, player: str | None = None, *, hello: bool = True) -> Iterator[Peer]:
+        with self.client.websocket_connect("/ws") as socket:
+            peer = Peer(socket)
+            if hello:
+                peer.hello(player)
+            yield peer
+
+
+@contextmanager
+def running_site(
+    db_path: Path,
+    *,
+    clock: FakeClock | None = None,
+    analyse: Callable[[str], bool] | None = None,
+) -> Iterator[Site]:
+    """The real app on ``db_path`` (created if new), started and stopped around the block."""
+    clock = clock or FakeClock()
+    settings = Settings(database_url=sqlite_url(db_path))
+    app = create_app(settings, clock=clock, analyse=analyse or (lambda code: True))
+    with TestClient(app) as client:
+        yield Site(client, db_path, clock)
+
+
+def logged_actions(db_path: Path, game_id: str) -> list[str]:
+    """The move log of a game as the database holds it, read outside the app."""
+    with closing(sqlite3.connect(db_path)) as db:
+        rows = db.execute(
+            "SELECT action FROM solitaire_moves WHERE game_id = ? ORDER BY seq", (game_id,)
+        ).fetchall()
+    return [str(row[0]) for row in rows]
+
+
+def game_row(db_path: Path, game_id: str) -> dict[str, Any]:
+    with closing(sqlite3.connect(db_path)) as db:
+        db.row_factory = sqlite3.Row
+        row = db.execute("SELECT * FROM solitaire_games WHERE id = ?", (game_id,)).fetchone()
+    assert row is not None, game_id
+    return dict(row)
+
+
+def comparable(game: dict[str, Any]) -> dict[str, Any]:
+    """A game view without its clock reading, for comparing states taken at different times."""
+    return {k: v for k, v in game.items() if k != "elapsed_ms"}

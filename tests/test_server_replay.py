@@ -1,0 +1,132 @@
+"""The move log is the truth: any play, replayed by a fresh service, gives the same game; a
+failed log write leaves the game as the log says; concurrent tabs never tangle the log."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from starlette.testclient import TestClient
+
+from heartsuit.server.app import create_app
+from heartsuit.server.protocol import ProtocolError
+from heartsuit.server.settings import Settings, sqlite_url
+from heartsuit.server.solitaire_service import SolitaireService
+from heartsuit.server.store import GameRecord, MoveRecord, SqlStore
+from tests.server_support import FakeClock, Peer, comparable, logged_actions
+
+#: taps weighted towards the cards that are free early, so that games get somewhere
+actions = st.lists(
+    st.sampled_from(["stock", "stock", "waste", "undo", 25, 24, 23, 22, 21, 20, 19, 18, 1]),
+    min_size=1,
+    max_size=60,
+)
+
+
+def without_clock(snapshot: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in snapshot.items() if k not in ("clock", "settings")}
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(plays=actions, number=st.integers(0, 40))
+def test_replaying_the_log_rebuilds_the_same_game(
+    tmp_path: Path, plays: list[int | str], number: int
+) -> None:
+    code = f"HH1-N-AAAAA{chr(65 + number // 26)}{chr(65 + number % 26)}"
+
+    async def main() -> None:
+        store = SqlStore(sqlite_url(tmp_path / f"replay-{number}-{len(plays)}.sqlite3"))
+        await store.open()
+        try:
+            clock = FakeClock()
+            service = SolitaireService(store, clock=clock)
+            player = (await service.hello(None)).id
+            live = (await service.new_game(player, code)).live
+            for action in plays:
+                try:
+                    if action == "undo":
+                        await service.undo(player, live.record.id)
+                    else:
+                        await service.tap(player, live.record.id, action)
+                except ProtocolError:
+                    pass  # a finished game refuses; that must change nothing either
+            fresh = SolitaireService(store, clock=FakeClock(clock.now))
+            again = (await fresh.game_of(player, live.record.id)).live
+            assert without_clock(again.game.to_dict()) == without_clock(live.game.to_dict())
+            now = clock.now / 1000 + 5
+            assert again.game.elapsed(now) == pytest.approx(live.game.elapsed(now))
+            assert again.record == live.record
+        finally:
+            await store.close()
+
+    asyncio.run(main())
+
+
+class FailingOnce(SqlStore):
+    """A store whose next move-log write fails, as a full disk or a lost database would."""
+
+    fail_next = False
+
+    async def append_move(self, move: MoveRecord, summary: GameRecord) -> None:
+        if self.fail_next:
+            self.fail_next = False
+            raise OSError("disk full")
+        await super().append_move(move, summary)
+
+
+def test_a_failed_log_write_closes_the_socket_and_the_log_stays_the_truth(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "site.sqlite3"
+    store = FailingOnce(sqlite_url(db))
+    app = create_app(Settings(database_url=sqlite_url(db)), store=store, clock=FakeClock())
+    with TestClient(app) as client:
+        with client.websocket_connect("/ws") as socket:
+            peer = Peer(socket)
+            player = peer.hello()
+            game_id = peer.new_game("HH1-N-AAAAAAM")["id"]
+            before = peer.tap(game_id, "stock")["game"]
+            store.fail_next = True
+            socket.send_text(json.dumps({"type": "solitaire.tap", "game": game_id,
+                                         "target": "stock"}))
+            closed = socket.receive()
+            assert closed["type"] == "websocket.close" and closed["code"] == 1011
+        assert logged_actions(db, game_id) == ["stock"]
+        with client.websocket_connect("/ws") as socket:
+            peer = Peer(socket)
+            peer.hello(player)
+            resumed = peer.ask("solitaire.resume")["game"]
+            assert comparable(resumed) == comparable(before)
+            assert peer.tap(game_id, "stock")["game"]["moves"] == 2
+
+
+def test_two_tabs_tapping_at_once_keep_one_clean_log(tmp_path: Path) -> None:
+    db = tmp_path / "site.sqlite3"
+    app = create_app(Settings(database_url=sqlite_url(db)), clock=FakeClock())
+    with TestClient(app) as client:
+        with client.websocket_connect("/ws") as one, client.websocket_connect("/ws") as two:
+            first, second = Peer(one), Peer(two)
+            player = first.hello()
+            second.hello(player)
+            game_id = first.new_game("HH1-N-AAAAAAM")["id"]
+            for req in range(100, 110):
+                for socket in (one, two):
+                    socket.send_text(json.dumps(
+                        {"type": "solitaire.tap", "game": game_id, "target": "stock", "req": req}
+                    ))
+            moves = [peer.reply_to(req)["game"]["moves"] for req in range(100, 110)
+                     for peer in (first, second)]
+            assert sorted(moves) == list(range(1, 21))
+            assert logged_actions(db, game_id) == ["stock"] * 20
+            final = first.ask("solitaire.resume")["game"]
+        with client.websocket_connect("/ws") as socket:
+            third = Peer(socket)
+            third.hello(player)
+            assert comparable(third.ask("solitaire.resume")["game"]) == comparable(final)

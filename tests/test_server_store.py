@@ -1,0 +1,173 @@
+"""The store: players, games, the append-only move log and the deal cache, on SQLite and
+(when ``HEARTSUIT_TEST_POSTGRES`` holds a ``postgresql+asyncpg://`` URL) on PostgreSQL.
+
+The same checks run on both, through the :class:`Store` interface only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+
+from heartsuit.server.settings import sqlite_url
+from heartsuit.server.store import (
+    DealAnalysis,
+    GameRecord,
+    GameStatus,
+    MoveConflict,
+    MoveRecord,
+    PlayerRecord,
+    Preferences,
+    SqlStore,
+    Store,
+    StoreError,
+)
+
+Check = Callable[[Store], Awaitable[None]]
+POSTGRES_URL = os.environ.get("HEARTSUIT_TEST_POSTGRES", "")
+
+
+def run_on(url: str, check: Check) -> None:
+    async def main() -> None:
+        store = SqlStore(url)
+        await store.open()
+        try:
+            await check(store)
+        finally:
+            await store.close()
+
+    asyncio.run(main())
+
+
+def fresh(prefix: str) -> str:
+    # unique ids let the PostgreSQL run share a database with earlier runs
+    return f"{prefix}-{secrets.token_hex(8)}"
+
+
+async def players_keep_their_preferences(store: Store) -> None:
+    pid = fresh("player")
+    assert await store.get_player(pid) is None
+    await store.create_player(PlayerRecord(pid, 5, Preferences()))
+    assert await store.get_player(pid) == PlayerRecord(pid, 5, Preferences(False, True, False))
+    await store.save_preferences(pid, Preferences(True, False, True))
+    found = await store.get_player(pid)
+    assert found is not None and found.preferences == Preferences(True, False, True)
+
+
+async def a_new_game_abandons_the_open_ones(store: Store) -> None:
+    pid = fresh("player")
+    await store.create_player(PlayerRecord(pid, 0, Preferences()))
+    first = GameRecord(fresh("g"), pid, "HH1-N-AAAAAAM", 100)
+    assert await store.start_game(first, 100) == []
+    assert await store.open_game(pid) == first
+    second = GameRecord(fresh("g"), pid, "HH1-N-AAAAAAB", 200)
+    assert await store.start_game(second, 200) == [first.id]
+    assert await store.open_game(pid) == second
+    old = await store.get_game(first.id)
+    assert old is not None and old.status is GameStatus.ABANDONED and old.ended_at_ms == 200
+    assert [g.id for g in await store.player_games(pid)] == [first.id, second.id]
+
+
+async def the_log_and_its_summary_move_together(store: Store) -> None:
+    pid = fresh("player")
+    await store.create_player(PlayerRecord(pid, 0, Preferences()))
+    game = GameRecord(fresh("g"), pid, "HH1-N-AAAAAAM", 100)
+    await store.start_game(game, 100)
+    after_one = GameRecord(game.id, pid, game.code, 100, moves=1, log_length=1)
+    await store.append_move(MoveRecord(game.id, 0, "stock", 150), after_one)
+    won = GameRecord(
+        game.id, pid, game.code, 100, GameStatus.WON, 2, 20, 190, 90, log_length=2
+    )
+    await store.append_move(MoveRecord(game.id, 1, "25", 190), won)
+    assert await store.moves(game.id) == [
+        MoveRecord(game.id, 0, "stock", 150), MoveRecord(game.id, 1, "25", 190)
+    ]
+    assert await store.get_game(game.id) == won
+    assert await store.open_game(pid) is None
+    # a second writer of move 1 is refused, and neither the log nor the summary changes
+    stale = GameRecord(game.id, pid, game.code, 100, moves=5, log_length=2)
+    with pytest.raises(MoveConflict):
+        await store.append_move(MoveRecord(game.id, 1, "undo", 200), stale)
+    assert await store.get_game(game.id) == won
+    assert len(await store.moves(game.id)) == 2
+    with pytest.raises(StoreError):
+        await store.append_move(MoveRecord(game.id, 2, "undo", 200), stale)
+
+
+async def deal_verdicts_are_cached_once(store: Store) -> None:
+    code = f"HH1-N-{secrets.choice('ABC')}{secrets.token_hex(3).upper()}"
+    assert await store.deal_analysis(code) is None
+    await store.save_deal_analysis(DealAnalysis(code, True, 70))
+    await store.save_deal_analysis(DealAnalysis(code, True, 70))  # a second writer is harmless
+    assert await store.deal_analysis(code) == DealAnalysis(code, True, 70)
+
+
+CHECKS: list[Check] = [
+    players_keep_their_preferences,
+    a_new_game_abandons_the_open_ones,
+    the_log_and_its_summary_move_together,
+    deal_verdicts_are_cached_once,
+]
+
+
+@pytest.mark.parametrize("check", CHECKS, ids=lambda c: c.__name__)
+def test_sqlite(tmp_path: Path, check: Check) -> None:
+    run_on(sqlite_url(tmp_path / "store.sqlite3"), check)
+
+
+@pytest.mark.skipif(not POSTGRES_URL, reason="set HEARTSUIT_TEST_POSTGRES to a postgres URL")
+@pytest.mark.parametrize("check", CHECKS, ids=lambda c: c.__name__)
+def test_postgres(check: Check) -> None:
+    pytest.importorskip("asyncpg")
+    run_on(POSTGRES_URL, check)
+
+
+def test_the_tables_survive_reopening(tmp_path: Path) -> None:
+    url = sqlite_url(tmp_path / "store.sqlite3")
+    pid = fresh("player")
+
+    async def write(store: Store) -> None:
+        await store.create_player(PlayerRecord(pid, 1, Preferences(True, True, True)))
+
+    async def read(store: Store) -> None:
+        found = await store.get_player(pid)
+        assert found is not None and found.preferences == Preferences(True, True, True)
+
+    run_on(url, write)
+    run_on(url, read)
+
+
+def test_a_closed_store_says_so() -> None:
+    store = SqlStore(sqlite_url("unused.sqlite3"))
+    with pytest.raises(StoreError, match="not open"):
+        asyncio.run(store.get_player("x"))
+
+
+@pytest.mark.skipif(not POSTGRES_URL, reason="set HEARTSUIT_TEST_POSTGRES to a postgres URL")
+def test_postgres_site_continues_a_game_after_a_restart() -> None:
+    pytest.importorskip("asyncpg")
+    from starlette.testclient import TestClient
+
+    from heartsuit.server.app import create_app
+    from heartsuit.server.settings import Settings
+    from tests.server_support import Peer, comparable
+
+    def site() -> TestClient:
+        return TestClient(create_app(Settings(database_url=POSTGRES_URL)))
+
+    with site() as client, client.websocket_connect("/ws") as socket:
+        peer = Peer(socket)
+        player = peer.hello()
+        game_id = peer.new_game("HH1-N-AAAAAAM")["id"]
+        for tap in ("stock", "stock", 25):
+            last = peer.tap(game_id, tap)["game"]
+    with site() as client, client.websocket_connect("/ws") as socket:
+        peer = Peer(socket)
+        peer.hello(player)
+        resumed = peer.ask("solitaire.resume")["game"]
+    assert comparable(resumed) == comparable(last)
