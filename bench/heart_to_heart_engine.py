@@ -11,26 +11,10 @@ import statistics
 import time
 from collections.abc import Callable
 
-from heartsuit.solitaire import Action, Game
+from heartsuit.solitaire import Game, solve
 
-#: deal 3 and a winning line for it (the one pinned in tests/test_solitaire_game.py)
+#: deal 3; the winning line comes from the solver, so it is a real game's line
 CODE = "HH1-N-AAAAAAD"
-LINE = (
-    "16s 25 w 7s 24 w 10s 23 w 2s 20 w s 22 w 5s 21 w 3s 17 w 3s 18 w s 16 w 3s 19 w "
-    "12 15 10 11 5s 6 w s 14 w 9 13 2s 7 w 2s 2 w s 4 w 3s 5 w s 8 w 3 w 8s 1 w"
-)
-
-
-def actions(line: str) -> list[Action]:
-    out: list[Action] = []
-    for word in line.split():
-        if word == "w":
-            out.append("waste")
-        elif word.endswith("s"):
-            out.extend(["stock"] * int(word[:-1] or "1"))
-        else:
-            out.append(int(word))
-    return out
 
 
 def median_seconds(work: Callable[[], object], runs: int) -> float:
@@ -46,7 +30,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=7)
     runs = parser.parse_args().runs
-    line = actions(LINE)
+    line = list(solve(Game.from_code(CODE)).moves)
     games = 100
     snapshot = Game.replay(CODE, line[:60]).to_dict()
     won = Game.replay(CODE, line)
