@@ -72,6 +72,21 @@ def test_command_line_runs_and_refuses_impossible_rules(
     assert "6 to 10 players" in capsys.readouterr().err
 
 
+def test_a_game_code_replays_a_match(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO("q\n"))
+    assert main(["hearts", "play", "--code", "he1-f-aaaaaah"]) == 0
+    out = capsys.readouterr().out
+    assert "Game code HE1-F-AAAAAAH" in out and "5 players" in out
+    monkeypatch.setattr("sys.stdin", io.StringIO("q\n"))
+    assert main(["hearts", "play", "--preset", "five", "--seed", "7"]) == 0
+    assert "Game code HE1-F-AAAAAAH" in capsys.readouterr().out
+    assert main(["hearts", "play", "--code", "HE1-Z-AAAAAAA"]) == 2
+    assert "unknown rule set 'Z'" in capsys.readouterr().err
+    assert main(["hearts", "play", "--code", "HE1-S-AAAAAAA", "--seed", "3"]) == 2
+
+
 def test_cancellation_table_at_the_terminal() -> None:
     code, out, _ = run_terminal(Rules.preset("cancellation"), 6, "\n" * 30 + "q\n")
     assert code == 0 and "Hand over." in out and "The kitty was" in out

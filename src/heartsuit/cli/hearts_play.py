@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import secrets
 import sys
 from collections.abc import Sequence
 from typing import Any, Protocol, TextIO
 
 from heartsuit.cards import Card, Suit
 from heartsuit.hearts import IllegalMove, Match, Rules, RulesError, SeatView
+from heartsuit.hearts.codes import SEED_COUNT, format_code, parse_code
 from heartsuit.hearts.deal import sort_key
 from heartsuit.hearts.rules import PRESET_NAMES
 
@@ -253,6 +255,9 @@ def register(commands: Any) -> None:
     parser.add_argument("--players", type=int, help="number of players (Cancellation: 6-10)")
     parser.add_argument("--seed", type=int, default=None, help="match seed (default: random)")
     parser.add_argument("--target", type=int, default=None, help="points that end the match")
+    parser.add_argument(
+        "--code", default=None, help="a game code such as HE1-S-AAAAAAM (preset and seed)"
+    )
     parser.set_defaults(handler=run_command)
 
 
@@ -262,18 +267,34 @@ def run_command(args: argparse.Namespace) -> int:
         options["players"] = args.players
     if args.target is not None:
         options["target"] = args.target
-    try:
-        rules = Rules.preset(args.preset, **options)
-    except RulesError as exc:
-        print(f"heartsuit hearts play: {exc}", file=sys.stderr)
-        return 2
-    seed = args.seed
-    if seed is None:
-        import secrets
-
-        seed = secrets.randbelow(1_000_000)
+    if args.code is not None:
+        if args.seed is not None or args.players is not None or args.preset != "standard":
+            print(
+                "heartsuit hearts play: a --code already names the preset, players and seed",
+                file=sys.stderr,
+            )
+            return 2
+        try:
+            parsed = parse_code(args.code)
+            rules = parsed.rules(**options)
+        except ValueError as exc:
+            print(f"heartsuit hearts play: {exc}", file=sys.stderr)
+            return 2
+        seed = parsed.seed
+    else:
+        try:
+            rules = Rules.preset(args.preset, **options)
+        except RulesError as exc:
+            print(f"heartsuit hearts play: {exc}", file=sys.stderr)
+            return 2
+        seed = secrets.randbelow(SEED_COUNT) if args.seed is None else args.seed
     if seed < 0:
         print("heartsuit hearts play: the seed is a non-negative number", file=sys.stderr)
         return 2
     print(f"Match seed {seed} (replay it with --seed {seed}).")
+    if seed < SEED_COUNT:
+        code = format_code(args.preset, seed, players=rules.players)
+        if args.code is not None:
+            code = parse_code(args.code).code
+        print(f"Game code {code} (replay it with --code {code}).")
     return Terminal(rules, seed, sys.stdin, sys.stdout).run()

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from heartsuit.cards import Card
+from heartsuit.hearts.codes import parse_code
 from heartsuit.hearts.game import DealError, Hand, IllegalMove, Phase, Reason
 from heartsuit.hearts.rules import Rules
 from heartsuit.hearts.scoring import add_hand, match_over, winners
@@ -38,6 +39,15 @@ class Match:
     @classmethod
     def new(cls, rules: Rules, seed: int) -> Match:
         return cls(rules, seed)
+
+    @classmethod
+    def from_code(cls, code: str, **overrides: Any) -> Match:
+        """The match of a game code such as ``HE1-S-AAAAAAM`` (:mod:`heartsuit.hearts.codes`).
+
+        ``overrides`` change options that do not change the deal (``moon=...``, ``target=...``).
+        """
+        parsed = parse_code(code)
+        return cls(parsed.rules(**overrides), parsed.seed)
 
     def _deal(self, number: int, scores: tuple[int, ...]) -> None:
         self.hands.append(Hand.deal(self.rules, self.seed, hand_number=number, scores=scores))

@@ -11,38 +11,39 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Final
 
 from heartsuit.cards import Card, Suit
+from heartsuit.gamecodes import LETTERS, NUMBER_COUNT, CodeError, CodeFormat, CodeProblem
 from heartsuit.shuffle import Rng, derive_seed, shuffled
+
+__all__ = [
+    "DEAL_COUNT",
+    "EXAMPLE",
+    "LETTERS",
+    "PACK",
+    "CodeProblem",
+    "Deal",
+    "DealCodeError",
+    "deal_cards",
+    "deal_for_code",
+    "format_code",
+    "normalize_code",
+    "parse_code",
+    "random_code",
+]
 
 GAME_PREFIX: Final = "HH"
 FORMAT_VERSION: Final = "1"
 RULE_SETS: Final = ("N",)
-LETTERS: Final = 7
-DEAL_COUNT: Final = 26**LETTERS
+DEAL_COUNT: Final = NUMBER_COUNT
 EXAMPLE: Final = "HH1-N-AAAAAAM"
 
 
-class CodeProblem(StrEnum):
-    """What is wrong with a code, for a UI to translate."""
+#: a bad Heart to Heart code; ``problem`` (a :class:`CodeProblem`) says which part is wrong
+DealCodeError = CodeError
 
-    NOT_TEXT = "not_text"
-    PARTS = "parts"
-    PREFIX = "prefix"
-    VERSION = "version"
-    RULE_SET = "rule_set"
-    LENGTH = "length"
-    LETTER = "letter"
-
-
-class DealCodeError(ValueError):
-    """A code that is not a valid deal code; ``problem`` says which part is wrong."""
-
-    def __init__(self, problem: CodeProblem, message: str) -> None:
-        super().__init__(message)
-        self.problem = problem
+FORMAT: Final = CodeFormat("Heart to Heart", GAME_PREFIX, FORMAT_VERSION, RULE_SETS, EXAMPLE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,65 +62,12 @@ class Deal:
 
 def format_code(number: int, rule_set: str = "N") -> str:
     """``format_code(12) == "HH1-N-AAAAAAM"``."""
-    if not isinstance(number, int) or not 0 <= number < DEAL_COUNT:
-        raise ValueError(f"a deal number is 0..{DEAL_COUNT - 1}, not {number!r}")
-    if rule_set not in RULE_SETS:
-        raise ValueError(f"unknown rule set {rule_set!r}; known: {', '.join(RULE_SETS)}")
-    letters = []
-    for _ in range(LETTERS):
-        number, digit = divmod(number, 26)
-        letters.append(chr(ord("A") + digit))
-    return f"{GAME_PREFIX}{FORMAT_VERSION}-{rule_set}-{''.join(reversed(letters))}"
+    return FORMAT.format(rule_set, number)
 
 
 def parse_code(text: str) -> int:
     """The deal number of a code. Case and surrounding spaces are forgiven; nothing else is."""
-    if not isinstance(text, str):
-        raise DealCodeError(CodeProblem.NOT_TEXT, f"a deal code is text, not {type(text).__name__}")
-    cleaned = text.strip().upper()
-    if not cleaned:
-        raise DealCodeError(CodeProblem.PARTS, f"the deal code is empty; it looks like {EXAMPLE}")
-    parts = cleaned.split("-")
-    if len(parts) != 3:
-        raise DealCodeError(
-            CodeProblem.PARTS,
-            f"{text.strip()!r} is not a deal code: it has three parts joined by '-', "
-            f"like {EXAMPLE}",
-        )
-    head, rule_set, letters = parts
-    if not head.startswith(GAME_PREFIX):
-        raise DealCodeError(
-            CodeProblem.PREFIX,
-            f"{text.strip()!r} is not a Heart to Heart code: it must start with "
-            f"{GAME_PREFIX!r}, like {EXAMPLE}",
-        )
-    if head[len(GAME_PREFIX) :] != FORMAT_VERSION:
-        raise DealCodeError(
-            CodeProblem.VERSION,
-            f"{text.strip()!r} uses code format {head[len(GAME_PREFIX):]!r}; "
-            f"this version reads format {FORMAT_VERSION!r} ({GAME_PREFIX}{FORMAT_VERSION}-…)",
-        )
-    if rule_set not in RULE_SETS:
-        raise DealCodeError(
-            CodeProblem.RULE_SET,
-            f"{text.strip()!r} names the unknown rule set {rule_set!r}; "
-            f"known: {', '.join(RULE_SETS)}",
-        )
-    if len(letters) != LETTERS:
-        raise DealCodeError(
-            CodeProblem.LENGTH,
-            f"{text.strip()!r} has {len(letters)} letters after the rule set; "
-            f"a deal code has exactly {LETTERS}",
-        )
-    number = 0
-    for ch in letters:
-        if not ("A" <= ch <= "Z"):
-            raise DealCodeError(
-                CodeProblem.LETTER,
-                f"{text.strip()!r} contains {ch!r}; the deal letters are A to Z only",
-            )
-        number = number * 26 + (ord(ch) - ord("A"))
-    return number
+    return FORMAT.parse(text)[1]
 
 
 def normalize_code(text: str) -> str:
