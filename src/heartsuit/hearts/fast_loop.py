@@ -39,10 +39,14 @@ def deal(table: Table, draws: Draws) -> list[int]:
             j = x % m
             x //= m
             cards[i], cards[j] = cards[j], cards[i]
-    hands: list[int] = []
+    # seat 0 holds what the other seats do not (one sum fewer)
+    rest = table.deck_mask
+    hands: list[int] = [0, 0, 0, 0]
     for low, high in table.seat_slices:
         mask = sum(cards[low:high])
+        rest -= mask
         hands += (mask & SUIT_BITS, mask >> 13 & SUIT_BITS, mask >> 26 & SUIT_BITS, mask >> 39)
+    hands[:4] = (rest & SUIT_BITS, rest >> 13 & SUIT_BITS, rest >> 26 & SUIT_BITS, rest >> 39)
     return hands
 
 

@@ -87,7 +87,8 @@ class Table:
     hand_size: int
     deck: tuple[int, ...]  # card indices in play
     deck_bits: tuple[int, ...]  # the same cards as bits (1 << index), what the deal shuffles
-    seat_slices: tuple[tuple[int, int], ...]  # per seat: its slice of the shuffled deck
+    deck_mask: int  # every card in play
+    seat_slices: tuple[tuple[int, int], ...]  # seats 1..n-1: their slices of the shuffled deck
     lead_index: int  # the card that opens the hand: the lowest club in play (engine rule)
     tally: tuple[int, ...]  # per card index: penalty points, or JACK_MARK for a bonus J♦
     breaks: tuple[bool, ...]  # per card index: playing it breaks hearts
@@ -128,7 +129,8 @@ class Table:
             hand_size=size,
             deck=deck,
             deck_bits=tuple(1 << i for i in deck),
-            seat_slices=tuple((s * size, s * size + size) for s in range(n)),
+            deck_mask=sum(1 << i for i in deck),
+            seat_slices=tuple((s * size, s * size + size) for s in range(1, n)),
             lead_index=lead,
             tally=tuple(tally),
             breaks=tuple(breaks),
