@@ -77,9 +77,10 @@ def play_out(
 
     The pool is topped up once per trick (``Draws.reserve(TRICK_POOL)``), and then each random
     choice is ``Draws.below`` written out on local variables (pool ``value`` uniform in
-    ``0 .. span-1``); the rare rejection falls back to the method. So the loop consumes exactly
-    what ``reserve`` + ``below`` would (a test replays it). Mutates ``hands`` (emptied) and
-    ``tallies`` (points taken added).
+    ``0 .. span-1``), its acceptance test done once per trick when it cannot fail; the rare
+    rejection falls back to the method. So the loop consumes exactly what ``reserve`` +
+    ``below`` would (tests replay it). Mutates ``hands`` (emptied) and ``tallies`` (points
+    taken added).
     """
     value, span = draws.value, draws.span
     next64 = draws.rng.next64

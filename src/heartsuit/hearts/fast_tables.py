@@ -20,9 +20,10 @@ SUITS: tuple[Suit, ...] = tuple(Suit)  # C, D, H, S: the pack order and the inde
 HEARTS = 2
 SUIT_BITS = 0x1FFF
 JACK_MARK = 1000  # a taken J♦ adds this to a seat's tally: penalties = tally % JACK_MARK
+# a bound on the product of one trick's choice sizes (at most ten choices among at most 52)
+TRICK_SLACK = 52**10
 # the draw pool is topped up to this span before each trick: ten choices among at most 52 cards
 # still leave it above TOP_UP, so a choice is rejected (and redrawn) with odds under 2**-26
-TRICK_SLACK = 52**10
 TRICK_POOL = TOP_UP * TRICK_SLACK
 
 POP: list[int] = [m.bit_count() for m in range(1 << 13)]
