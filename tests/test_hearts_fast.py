@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from heartsuit.cards import Card
 from heartsuit.hearts.fast import (
     TRICK_POOL,
+    TRICK_SLACK,
     FastPathError,
     FastState,
     Position,
@@ -132,6 +133,33 @@ def test_fast_path_agrees_from_the_middle_of_a_trick() -> None:
             options = _indices(state.legal())
             state.play(options[replay.below(len(options))] if len(options) > 1 else options[0])
         assert points == state.points()
+
+
+@pytest.mark.parametrize("name", ["standard", "three", "five", "black-maria-spades"])
+def test_a_pool_near_its_top_is_split_one_choice_at_a_time(name: str) -> None:
+    # a pool within TRICK_SLACK of its span makes the hot loop check each choice of the trick
+    # (and reject some: odd spans), instead of dividing the span once after the trick; either
+    # way it must consume exactly what Draws.below does, step by step
+    rules = ONE_PACK_RULES[name]
+    table = Table.of(rules)
+    for seed in range(12):
+        pos = _engine_position(Hand.deal(rules, seed, pass_direction=HOLD))
+        span = TRICK_POOL * (3 + seed) + seed % 3
+        for value in (span - 1, span - TRICK_SLACK + seed, span - TRICK_SLACK // 7):
+            draws = Draws(seed)
+            draws.value, draws.span = value, span
+            points = playout(table, pos, draws)
+            state = FastState(table, pos)
+            replay = Draws(seed)
+            replay.value, replay.span = value, span
+            while not state.done:
+                if not state.trick:
+                    replay.reserve(TRICK_POOL)
+                options = _indices(state.legal())
+                pick = replay.below(len(options)) if len(options) > 1 else 0
+                state.play(options[pick])
+            assert points == state.points()
+            assert (replay.value, replay.span) == (draws.value, draws.span)
 
 
 def test_the_opening_lead_is_the_lowest_club_in_play() -> None:

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from heartsuit.hearts.fast_draws import Draws
 from heartsuit.hearts.fast_tables import (
-    BIT,
     NTH,
     POP,
+    SUIT_BITS,
     TRICK_POOL,
+    TRICK_SLACK,
     Table,
     hand_points,
-    split_suits,
 )
 
 
@@ -24,9 +24,10 @@ def deal(table: Table, draws: Draws) -> list[int]:
     """A uniformly random deal as split suit masks (``hands[seat * 4 + suit]``).
 
     Fisher–Yates whose swap indices are read as mixed-radix digits of one exactly uniform
-    64-bit draw per group of steps (four draws for 52 cards).
+    64-bit draw per group of steps (four draws for 52 cards). It shuffles the cards' bits, so a
+    seat's hand is the sum of its slice.
     """
-    cards = list(table.deck)
+    cards = list(table.deck_bits)
     next64 = draws.rng.next64
     for product, limit, steps in table.deal_steps:
         x = next64()
@@ -34,13 +35,18 @@ def deal(table: Table, draws: Draws) -> list[int]:
             x = next64()
         x %= product
         for i, m in steps:
-            x, j = divmod(x, m)
+            # % and // are cheaper than divmod here (no tuple)
+            j = x % m
+            x //= m
             cards[i], cards[j] = cards[j], cards[i]
-    size = table.hand_size
-    get = BIT.__getitem__
-    hands: list[int] = []
-    for seat in range(table.players):
-        hands += split_suits(sum(map(get, cards[seat * size : seat * size + size])))
+    # seat 0 holds what the other seats do not (one sum fewer)
+    rest = table.deck_mask
+    hands: list[int] = [0, 0, 0, 0]
+    for low, high in table.seat_slices:
+        mask = sum(cards[low:high])
+        rest -= mask
+        hands += (mask & SUIT_BITS, mask >> 13 & SUIT_BITS, mask >> 26 & SUIT_BITS, mask >> 39)
+    hands[:4] = (rest & SUIT_BITS, rest >> 13 & SUIT_BITS, rest >> 26 & SUIT_BITS, rest >> 39)
     return hands
 
 
@@ -71,9 +77,10 @@ def play_out(
 
     The pool is topped up once per trick (``Draws.reserve(TRICK_POOL)``), and then each random
     choice is ``Draws.below`` written out on local variables (pool ``value`` uniform in
-    ``0 .. span-1``); the rare rejection falls back to the method. So the loop consumes exactly
-    what ``reserve`` + ``below`` would (a test replays it). Mutates ``hands`` (emptied) and
-    ``tallies`` (points taken added).
+    ``0 .. span-1``), its acceptance test done once per trick when it cannot fail; the rare
+    rejection falls back to the method. So the loop consumes exactly what ``reserve`` +
+    ``below`` would (tests replay it). Mutates ``hands`` (emptied) and ``tallies`` (points
+    taken added).
     """
     value, span = draws.value, draws.span
     next64 = draws.rng.next64
@@ -95,6 +102,14 @@ def play_out(
             # Draws.reserve(TRICK_POOL), inlined: enough pool for every choice of the trick
             value = value << 64 | next64()
             span <<= 64
+        # When value <= span - TRICK_SLACK, every choice of this trick passes Draws.below's
+        # test (a product P of the choices so far and the next n is at most TRICK_SLACK, and
+        # value // (P * n) < span // (P * n) then), so the choices skip it and the pool's span
+        # is divided once, after the trick, by the product of the choices: floor division
+        # composes, so the stream is exactly the one below() would give. Otherwise (odds under
+        # 2**-32) this trick checks every choice.
+        safe = value <= span - TRICK_SLACK
+        used = 1
         if trick:
             # resume the trick in progress: replay its cards into the running state
             led = trick[0] // 13
@@ -119,16 +134,20 @@ def play_out(
                 total = pc + pd + ph + ps
                 k = 0
                 if total > 1:
-                    quotient, k = divmod(value, total)
-                    rest = span // total
-                    if quotient < rest:
-                        value = quotient
-                        span = rest
+                    if safe:
+                        value, k = divmod(value, total)
+                        used *= total
                     else:
-                        limit = span // total * total
-                        draws.value, draws.span = value - limit, span - limit
-                        k = draws.below(total)
-                        value, span = draws.value, draws.span
+                        quotient, k = divmod(value, total)
+                        rest = span // total
+                        if quotient < rest:
+                            value = quotient
+                            span = rest
+                        else:
+                            limit = span // total * total
+                            draws.value, draws.span = value - limit, span - limit
+                            k = draws.below(total)
+                            value, span = draws.value, draws.span
                 if k < pc:
                     led, r = 0, nth[c * 13 + k]
                 elif k < pc + pd:
@@ -153,16 +172,20 @@ def play_out(
                 count = pop[follow]
                 k = 0
                 if count > 1:
-                    quotient, k = divmod(value, count)
-                    rest = span // count
-                    if quotient < rest:
-                        value = quotient
-                        span = rest
+                    if safe:
+                        value, k = divmod(value, count)
+                        used *= count
                     else:
-                        limit = span // count * count
-                        draws.value, draws.span = value - limit, span - limit
-                        k = draws.below(count)
-                        value, span = draws.value, draws.span
+                        quotient, k = divmod(value, count)
+                        rest = span // count
+                        if quotient < rest:
+                            value = quotient
+                            span = rest
+                        else:
+                            limit = span // count * count
+                            draws.value, draws.span = value - limit, span - limit
+                            k = draws.below(count)
+                            value, span = draws.value, draws.span
                 r = nth[follow * 13 + k]
                 bit = 1 << r
                 hands[slot] = follow ^ bit
@@ -183,16 +206,20 @@ def play_out(
                 total = pc + pd + ph + ps
                 k = 0
                 if total > 1:
-                    quotient, k = divmod(value, total)
-                    rest = span // total
-                    if quotient < rest:
-                        value = quotient
-                        span = rest
+                    if safe:
+                        value, k = divmod(value, total)
+                        used *= total
                     else:
-                        limit = span // total * total
-                        draws.value, draws.span = value - limit, span - limit
-                        k = draws.below(total)
-                        value, span = draws.value, draws.span
+                        quotient, k = divmod(value, total)
+                        rest = span // total
+                        if quotient < rest:
+                            value = quotient
+                            span = rest
+                        else:
+                            limit = span // total * total
+                            draws.value, draws.span = value - limit, span - limit
+                            k = draws.below(total)
+                            value, span = draws.value, draws.span
                 if k < pc:
                     suit, r = 0, nth[c * 13 + k]
                 elif k < pc + pd:
@@ -207,6 +234,8 @@ def play_out(
                 if breaks[i]:
                     broken = True
         tallies[winner >> 2] += points
+        if used > 1:
+            span //= used
         base = winner
         first = False
     draws.value, draws.span = value, span

@@ -20,9 +20,11 @@ SUITS: tuple[Suit, ...] = tuple(Suit)  # C, D, H, S: the pack order and the inde
 HEARTS = 2
 SUIT_BITS = 0x1FFF
 JACK_MARK = 1000  # a taken J♦ adds this to a seat's tally: penalties = tally % JACK_MARK
+# a bound on the product of one trick's choice sizes (at most ten choices among at most 52)
+TRICK_SLACK = 52**10
 # the draw pool is topped up to this span before each trick: ten choices among at most 52 cards
 # still leave it above TOP_UP, so a choice is rejected (and redrawn) with odds under 2**-26
-TRICK_POOL = TOP_UP * 52**10
+TRICK_POOL = TOP_UP * TRICK_SLACK
 
 POP: list[int] = [m.bit_count() for m in range(1 << 13)]
 BIT: list[int] = [1 << i for i in range(52)]
@@ -85,6 +87,9 @@ class Table:
     players: int
     hand_size: int
     deck: tuple[int, ...]  # card indices in play
+    deck_bits: tuple[int, ...]  # the same cards as bits (1 << index), what the deal shuffles
+    deck_mask: int  # every card in play
+    seat_slices: tuple[tuple[int, int], ...]  # seats 1..n-1: their slices of the shuffled deck
     lead_index: int  # the card that opens the hand: the lowest club in play (engine rule)
     tally: tuple[int, ...]  # per card index: penalty points, or JACK_MARK for a bonus J♦
     breaks: tuple[bool, ...]  # per card index: playing it breaks hearts
@@ -117,12 +122,17 @@ class Table:
                 rules.hearts_broken_by == "heart_or_queen" and i == queen
             )
         n = rules.players
+        size = rules.hand_size()
+        lead = min(clubs) if clubs else min(deck)
         return cls(
             rules=rules,
             players=n,
-            hand_size=rules.hand_size(),
+            hand_size=size,
             deck=deck,
-            lead_index=min(clubs) if clubs else min(deck),
+            deck_bits=tuple(1 << i for i in deck),
+            deck_mask=sum(1 << i for i in deck),
+            seat_slices=tuple((s * size, s * size + size) for s in range(1, n)),
+            lead_index=lead,
             tally=tuple(tally),
             breaks=tuple(breaks),
             first_banned=tuple(banned),
@@ -131,7 +141,7 @@ class Table:
             bases_after=tuple(tuple((s + i) % n * 4 for i in range(1, n)) for s in range(n)),
             suit_tally=tuple(tuple(tally[s * 13 : s * 13 + 13]) for s in range(4)),
             suit_breaks=tuple(tuple(breaks[s * 13 : s * 13 + 13]) for s in range(4)),
-            deal_steps=_deal_steps(len(deck), rules.hand_size()),
+            deal_steps=_deal_steps(len(deck), size),
         )
 
 
