@@ -289,3 +289,31 @@ def test_winnable_deals_only_gives_a_deal_the_solver_can_win(
         code = info(page, "code")
         assert code != CODE
         assert solve(Game.from_code(code)).winnable, code
+
+
+def test_new_game_asks_before_abandoning_a_game_under_way(
+    page: Any, server: ServerProcess
+) -> None:
+    open_game(page, server.url, f"?code={CODE}&lang=en")
+    confirm = page.locator('[data-dialog="confirm_new"]')
+    tap(page, "stock")
+    game_id = page.get_attribute(GAME, "data-game-id")
+    page.click('[data-game] [data-action="new"]')
+    confirm.wait_for(state="visible")
+    assert confirm.locator("h2").inner_text() == "Start a new game?"
+    confirm.locator("[data-close]").click()
+    confirm.wait_for(state="hidden")
+    assert page.get_attribute(GAME, "data-game-id") == game_id and info(page, "moves") == "1"
+    page.keyboard.press("n")
+    confirm.wait_for(state="visible")
+    before = seq(page)
+    confirm.locator("[data-confirm-new]").click()
+    wait_for_state(page, before)
+    confirm.wait_for(state="hidden")
+    assert page.get_attribute(GAME, "data-game-id") != game_id
+    assert info(page, "moves") == "0"
+    # a game with no move yet is replaced at once: nothing is lost
+    before = seq(page)
+    page.keyboard.press("n")
+    wait_for_state(page, before)
+    assert not confirm.is_visible()

@@ -14,6 +14,7 @@ const dialogs = {
   settings: document.querySelector('[data-dialog="settings"]'),
   dead_end: document.querySelector('[data-dialog="dead_end"]'),
   won: document.querySelector('[data-dialog="won"]'),
+  confirm_new: document.querySelector('[data-dialog="confirm_new"]'),
 };
 const undoButtons = document.querySelectorAll('[data-action="undo"]');
 const undoLeft = root.querySelector("[data-undo-left]");
@@ -82,7 +83,17 @@ async function resume() {
   return true;
 }
 
+/** New game from the toolbar or the N key: a game under way counts as lost, so ask first. */
+function askNewGame() {
+  if (game && game.outcome === "playing" && game.moves > 0) {
+    openDialog(dialogs.confirm_new, dialogs.confirm_new.querySelector("[data-close]"));
+  } else {
+    newGame(null).catch(report);
+  }
+}
+
 async function newGame(code) {
+  closeDialog(dialogs.confirm_new);
   closeDialog(dialogs.dead_end);
   closeDialog(dialogs.won);
   const reply = await conn.request({
@@ -165,8 +176,13 @@ for (const button of document.querySelectorAll('[data-action="undo"]')) {
   button.addEventListener("click", undo);
 }
 for (const button of document.querySelectorAll('[data-action="new"]')) {
-  button.addEventListener("click", () => newGame(null).catch(report));
+  // the dialogs' own New game buttons follow a finished game: nothing to lose there
+  const ask = !button.closest("dialog");
+  button.addEventListener("click", () => (ask ? askNewGame() : newGame(null).catch(report)));
 }
+dialogs.confirm_new
+  .querySelector("[data-confirm-new]")
+  .addEventListener("click", () => newGame(null).catch(report));
 root.querySelector('[data-action="share"]').addEventListener("click", share);
 root.querySelector('[data-action="settings"]').addEventListener("click", openSettings);
 root.querySelector('[data-action="code"]').addEventListener("click", () => {
@@ -262,5 +278,5 @@ document.addEventListener("keydown", (event) => {
   if (event.ctrlKey || event.metaKey || event.altKey) return;
   if (key === "s") tap("stock");
   else if (key === "w" && game && game.waste_top) tap("waste");
-  else if (key === "n") newGame(null).catch(report);
+  else if (key === "n") askNewGame();
 });
