@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import time
 from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
@@ -61,6 +62,18 @@ class Peer:
             if message.get("req") == req:
                 return message
             self.pushed.append(message)
+
+    def wait_for_push(self, kind: str, tries: int = 200) -> dict[str, Any]:
+        """The first pushed message of ``kind``, waiting for it with round trips (pushes travel
+        through the bus, so they may arrive after the reply to a later request)."""
+        for _ in range(tries):
+            for message in self.pushed:
+                if message.get("type") == kind:
+                    self.pushed.remove(message)
+                    return message
+            self.ask("stats")
+            time.sleep(0.005)
+        raise AssertionError(f"no {kind!r} push arrived; pushed: {self.pushed}")
 
     def raw(self, text: str) -> dict[str, Any]:
         """Send a frame as is; the next message must be its (req-less) reply."""

@@ -185,9 +185,10 @@ def test_another_tab_of_the_same_player_is_kept_up_to_date(site: Site) -> None:
             assert pushed["event"]["kind"] == "synced"
             assert comparable(pushed["game"]) == comparable(flipped["game"])
             second.ask("settings", move_errors=True)
-            assert first.ask("stats")["type"] == "stats"
-            assert {"type": "settings", "move_errors": True, "placement_help": True,
-                    "winnable_only": False} in first.pushed
+            assert first.wait_for_push("settings") == {
+                "type": "settings", "move_errors": True, "placement_help": True,
+                "winnable_only": False,
+            }
 
 
 def test_winnable_only_draws_until_the_solver_says_yes_and_caches_verdicts(

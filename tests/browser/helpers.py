@@ -27,6 +27,8 @@ def open_game(page: Any, base: str, query: str = "") -> None:
     """Open the game page and wait until the first state from the server is drawn."""
     page.goto(f"{base}/heart-to-heart{query}")
     page.wait_for_selector(f'{GAME}[data-seq]:not([data-seq="0"])')
+    # the cards fade in from hidden; a hidden card cannot take the keyboard focus yet
+    page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')")
 
 
 def wait_for_state(page: Any, after: int) -> None:
