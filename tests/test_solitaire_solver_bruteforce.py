@@ -71,6 +71,16 @@ def _lying_under(place: int) -> set[int]:
     return out
 
 
+def _position(places: list[int], cards: list[int], pile: int, waste: int) -> Position:
+    """Ranks ``cards`` laid on ``places`` in order; the next ``pile`` cards form the pile, the
+    first ``waste`` of them the waste."""
+    heart: list[int | None] = [None] * 25
+    for place, rank in zip(places, cards, strict=False):
+        heart[place - 1] = rank
+    rest = cards[len(places) : len(places) + pile]
+    return Position(tuple(heart), tuple(rest[waste:]), tuple(rest[:waste]))
+
+
 @st.composite
 def small_positions(draw: st.DrawFn) -> Position:
     """Either a shape a game can reach (every card under a present card present, drawn from the
@@ -85,11 +95,7 @@ def small_positions(draw: st.DrawFn) -> Position:
     cards = draw(st.permutations(_POOL))
     pile = draw(st.integers(0, 6))
     waste = draw(st.integers(0, pile))
-    heart: list[int | None] = [None] * 25
-    for place, rank in zip(places, cards, strict=False):
-        heart[place - 1] = rank
-    rest = cards[len(places) : len(places) + pile]
-    return Position(tuple(heart), tuple(rest[waste:]), tuple(rest[:waste]))
+    return _position(places, cards, pile, waste)
 
 
 @settings(max_examples=1500, deadline=None)
@@ -116,11 +122,7 @@ def long_pile_positions(draw: st.DrawFn) -> Position:
     cards = draw(st.permutations(_POOL))
     pile = draw(st.integers(0, 10))
     waste = draw(st.integers(0, pile))
-    heart: list[int | None] = [None] * 25
-    for place, rank in zip(places, cards, strict=False):
-        heart[place - 1] = rank
-    rest = cards[len(places) : len(places) + pile]
-    return Position(tuple(heart), tuple(rest[waste:]), tuple(rest[:waste]))
+    return _position(places, cards, pile, waste)
 
 
 @settings(max_examples=500, deadline=None)

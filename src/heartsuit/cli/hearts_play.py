@@ -293,8 +293,7 @@ def run_command(args: argparse.Namespace) -> int:
         return 2
     print(f"Match seed {seed} (replay it with --seed {seed}).")
     if seed < SEED_COUNT:
-        code = format_code(args.preset, seed, players=rules.players)
-        if args.code is not None:
-            code = parse_code(args.code).code
+        preset = parsed.preset if args.code is not None else args.preset
+        code = format_code(preset, seed, players=rules.players)
         print(f"Game code {code} (replay it with --code {code}).")
     return Terminal(rules, seed, sys.stdin, sys.stdout).run()
