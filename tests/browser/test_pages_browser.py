@@ -97,3 +97,9 @@ def test_statistics_count_a_finished_game(page: Any, server: ServerProcess) -> N
     assert page.inner_text('[data-stat="games"]') == "1"
     assert page.inner_text('[data-stat="wins"]') == "0"
     assert page.locator('[data-by-code] tr[data-code="HH1-N-AAAAAAM"]').count() == 1
+    # on a phone the five columns fit without a sideways scroll of their own
+    page.set_viewport_size({"width": 360, "height": 740})
+    wrap = page.locator(".table-wrap")
+    assert wrap.evaluate("e => e.scrollWidth <= e.clientWidth"), wrap.evaluate(
+        "e => [e.scrollWidth, e.clientWidth]"
+    )
