@@ -46,6 +46,15 @@ def tap(page: Any, target: Target) -> None:
     wait_for_state(page, before)
 
 
+def deal_winnable_only(page: Any) -> None:
+    """Turn on Settings > "Winnable deals only", as a player would, and close the dialog."""
+    page.click('[data-action="settings"]')
+    before = seq(page)
+    page.locator('[data-setting="winnable_only"]').check()
+    wait_for_state(page, before)
+    page.click('[data-dialog="settings"] [data-close]')
+
+
 def info(page: Any, name: str) -> str:
     text: str = page.inner_text(f'[data-info="{name}"]')
     return text
