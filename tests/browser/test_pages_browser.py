@@ -97,9 +97,19 @@ def test_statistics_count_a_finished_game(page: Any, server: ServerProcess) -> N
     assert page.inner_text('[data-stat="games"]') == "1"
     assert page.inner_text('[data-stat="wins"]') == "0"
     assert page.locator('[data-by-code] tr[data-code="HH1-N-AAAAAAM"]').count() == 1
-    # on a phone the five columns fit without a sideways scroll of their own
+    row = page.locator('[data-by-code] tr[data-code="HH1-N-AAAAAAM"] td')
+    assert row.nth(1).get_attribute("data-label") == "Games"
+    # on a phone, in both languages, each row stacks under its column names instead of making
+    # the table scroll sideways
     page.set_viewport_size({"width": 360, "height": 740})
-    wrap = page.locator(".table-wrap")
-    assert wrap.evaluate("e => e.scrollWidth <= e.clientWidth"), wrap.evaluate(
-        "e => [e.scrollWidth, e.clientWidth]"
-    )
+    for lang in ("en", "id"):
+        page.goto(server.url + f"/stats?lang={lang}")
+        page.wait_for_selector('[data-stats][aria-busy="false"]')
+        wrap = page.locator(".table-wrap")
+        assert wrap.evaluate("e => e.scrollWidth <= e.clientWidth"), wrap.evaluate(
+            "e => [e.scrollWidth, e.clientWidth]"
+        )
+        label = row.nth(4).evaluate("e => getComputedStyle(e, '::before').content")
+        assert label.strip('"') == row.nth(4).get_attribute("data-label") != ""
+    assert row.nth(4).get_attribute("data-label") == "Langkah tersedikit"
+    assert page.get_attribute("[data-by-code] tr[data-code]", "role") == "row"

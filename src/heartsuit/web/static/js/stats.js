@@ -6,6 +6,7 @@ import { storedPlayer } from "./ws.js";
 const root = document.querySelector("[data-stats]");
 const status = root.querySelector("[data-stats-status]");
 const body = root.querySelector("[data-by-code] tbody");
+const headings = [...root.querySelectorAll("[data-by-code] thead th")].map((th) => th.textContent);
 const dash = t("stats.dash");
 
 const time = (ms) => (ms === null || ms === undefined ? dash : formatTime(ms));
@@ -35,17 +36,23 @@ function fill(stats) {
   for (const row of stats.by_code) {
     const tr = document.createElement("tr");
     tr.dataset.code = row.code;
-    for (const text of [
+    // explicit roles: the phone layout restyles the cells, which would drop their table roles
+    tr.setAttribute("role", "row");
+    const cells = [
       row.code,
       count(row.games),
       count(row.wins),
       time(row.best_time_ms),
       count(row.fewest_moves),
-    ]) {
+    ];
+    cells.forEach((text, i) => {
       const td = document.createElement("td");
       td.textContent = text;
+      td.setAttribute("role", "cell");
+      // on a phone the rows stack and each cell shows its column's name (see site.css)
+      td.dataset.label = headings[i];
       tr.append(td);
-    }
+    });
     body.append(tr);
   }
   for (const part of root.querySelectorAll("[data-by-code-part]")) {
