@@ -6,10 +6,24 @@ import io
 
 import pytest
 
+from heartsuit.cards import Card
 from heartsuit.cli import main
-from heartsuit.cli.hearts_play import LowestCardPlayer, Terminal, computer_player, parse_cards
-from heartsuit.hearts import Hand, Rules
+from heartsuit.cli.hearts_play import Terminal, computer_player, parse_cards
+from heartsuit.hearts import Hand, Rules, SeatView
+from heartsuit.hearts.bots import HeuristicBot
+from heartsuit.hearts.deal import sort_key
 from tests.hearts_helpers import cards
+
+
+class LowestCardPlayer:
+    """A plain computer player for these tests: passes its highest cards, plays its lowest."""
+
+    def choose_pass(self, view: SeatView) -> tuple[Card, ...]:
+        by_rank = sorted(view.hand, key=lambda c: (c.rank, sort_key(c)))
+        return tuple(by_rank[-view.rules.pass_count :])
+
+    def choose_play(self, view: SeatView) -> Card:
+        return min(view.legal, key=lambda c: (c.rank, sort_key(c)))
 
 
 def run_terminal(rules: Rules, seed: int, text: str) -> tuple[int, str, Terminal]:
@@ -41,6 +55,17 @@ def test_illegal_cards_are_refused_with_the_reason() -> None:
     assert "Not allowed: pass exactly 3 cards, not 2." in out
     first = terminal.match.hands[0]
     assert first.passes[0] == tuple(match_hand.holdings[0][:3])
+
+
+def test_a_card_you_do_not_hold_is_refused_in_your_words() -> None:
+    rules = Rules()
+    held = Hand.deal(rules, 1).holdings[0]
+    absent = next(Card.parse(code) for code in ("QS", "AH", "KD", "2C") if Card.parse(code)
+                  not in held)
+    _, out, terminal = run_terminal(rules, 1, f"1 2 {absent.code}\nq\n")
+    assert f"Not allowed: you do not hold {absent}." in out
+    assert "seat 0 does not hold" not in out
+    assert terminal.match.hands[0].passes[0] is None
 
 
 def test_a_refused_lead_names_the_opening_card() -> None:
@@ -97,4 +122,4 @@ def test_default_computers_play_whole_cancellation_and_standard_matches() -> Non
         out = io.StringIO()
         assert Terminal(rules, 5, io.StringIO("\n" * 2000), out).run() == 0
         assert "Match over." in out.getvalue()
-    assert hasattr(computer_player(1), "choose_play")
+    assert isinstance(computer_player(1), HeuristicBot)

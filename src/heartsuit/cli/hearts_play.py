@@ -1,24 +1,23 @@
 """`heartsuit hearts play`: a match of Hearts in the terminal, you against computer players.
 
 Line based (reads stdin, writes stdout) so that a test can drive it. You sit in seat 0; the
-computer players see only their :class:`~heartsuit.hearts.view.SeatView`, like you. They are
-:class:`heartsuit.hearts.bots.HeuristicBot` when that module exists, else a simple built-in
-player; the dependency is looked up at run time so this command works without the bots.
+computer players are :class:`heartsuit.hearts.bots.HeuristicBot` (or any :class:`Player`
+given) and see only their :class:`~heartsuit.hearts.view.SeatView`, like you. The suggestion
+in brackets at each prompt is what a HeuristicBot would do in your seat.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import secrets
 import sys
 from collections.abc import Sequence
 from typing import Any, Protocol, TextIO
 
 from heartsuit.cards import Card, Suit
-from heartsuit.hearts import IllegalMove, Match, Rules, RulesError, SeatView
+from heartsuit.hearts import IllegalMove, Match, Reason, Rules, RulesError, SeatView
+from heartsuit.hearts.bots import HeuristicBot
 from heartsuit.hearts.codes import SEED_COUNT, format_code, parse_code
-from heartsuit.hearts.deal import sort_key
 from heartsuit.hearts.rules import PRESET_NAMES
 
 YOU = 0
@@ -35,33 +34,9 @@ class Player(Protocol):
     def choose_play(self, view: SeatView) -> Card: ...
 
 
-class LowestCardPlayer:
-    """Fallback computer player: passes its highest cards, plays its lowest legal card."""
-
-    name = "simple"
-
-    def choose_pass(self, view: SeatView) -> tuple[Card, ...]:
-        by_rank = sorted(view.hand, key=lambda c: (c.rank, sort_key(c)))
-        return tuple(by_rank[-view.rules.pass_count :])
-
-    def choose_play(self, view: SeatView) -> Card:
-        return min(view.legal, key=lambda c: (c.rank, sort_key(c)))
-
-
 def computer_player(seat: int) -> Player:
-    """A HeuristicBot if the bots package provides one, else :class:`LowestCardPlayer`."""
-    try:
-        bots: Any = importlib.import_module("heartsuit.hearts.bots")
-    except ImportError:
-        return LowestCardPlayer()
-    factory = getattr(bots, "HeuristicBot", None)
-    if factory is None:
-        return LowestCardPlayer()
-    try:
-        player: Player = factory(seed=seat)  # a different stream per seat, when it takes one
-    except TypeError:
-        player = factory()
-    return player
+    """The computer player for ``seat`` (a different seed per seat)."""
+    return HeuristicBot(seed=seat)
 
 
 class Quit(Exception):
@@ -83,7 +58,8 @@ class Terminal:
         self.stdin, self.stdout = stdin, stdout
         players = rules.players
         self.computers = list(computers or [computer_player(seat) for seat in range(players)])
-        self.advice = LowestCardPlayer()
+        # your suggestions, and the stand-in when a given computer player chooses illegally
+        self.advice = HeuristicBot()
 
     def say(self, text: str = "") -> None:
         print(text, file=self.stdout)
@@ -165,7 +141,7 @@ class Terminal:
                 hand.pass_cards(YOU, chosen)
                 break
             except IllegalMove as refused:
-                self.say(f"Not allowed: {refused}.")
+                self.say(self.refusal(refused, chosen, view))
             except ValueError as bad:
                 self.say(f"{bad}")
         self.say(f"You passed {cards_text(hand.view(YOU).passed)} and received "
@@ -190,9 +166,17 @@ class Terminal:
                 hand.play(YOU, chosen[0])
                 return
             except IllegalMove as refused:
-                self.say(f"Not allowed: {refused}.")
+                self.say(self.refusal(refused, chosen, view))
             except ValueError as bad:
                 self.say(f"{bad}")
+
+    @staticmethod
+    def refusal(refused: IllegalMove, chosen: Sequence[Card], view: SeatView) -> str:
+        """The engine's reason, addressed to you (its own words name the seat)."""
+        if refused.reason is Reason.NOT_IN_HAND:
+            missing = [card for card in chosen if card not in view.hand]
+            return f"Not allowed: you do not hold {cards_text(missing)}."
+        return f"Not allowed: {refused}."
 
     def computer_play(self, seat: int) -> None:
         hand = self.match.hand
