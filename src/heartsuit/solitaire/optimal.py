@@ -149,29 +149,20 @@ class _Search:
                     break  # this card can never be paired away, so nothing below it is dug out
             j -= 1
         reach = 0
-        for k in range(pointer, self.n):
-            if removed >> k & 1:
-                continue
-            reach += 1
-            rank = cycle[k]
-            if need[rank]:
-                need[rank] -= 1
-                if not need[rank]:
-                    outstanding -= 1
-                    if not outstanding:
-                        return pairs + reach
-        reach += 1  # the redeal
-        for k in range(j):
-            if removed >> k & 1:
-                continue
-            reach += 1
-            rank = cycle[k]
-            if need[rank]:
-                need[rank] -= 1
-                if not need[rank]:
-                    outstanding -= 1
-                    if not outstanding:
-                        return pairs + reach
+        # the stock in order, then (one redeal later) the waste cards left below ``j``
+        for start, stop, redeal in ((pointer, self.n, 0), (0, j, 1)):
+            reach += redeal
+            for k in range(start, stop):
+                if removed >> k & 1:
+                    continue
+                reach += 1
+                rank = cycle[k]
+                if need[rank]:
+                    need[rank] -= 1
+                    if not need[rank]:
+                        outstanding -= 1
+                        if not outstanding:
+                            return pairs + reach
         return -1
 
     def winnable(self, present: int, removed: int) -> bool:
