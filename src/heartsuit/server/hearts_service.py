@@ -1,0 +1,605 @@
+"""Hearts tables on the site: creating, seating, acting, computer turns and dropped players.
+
+The service is the only writer of tables. Its rules of the house (DESIGN.md, "The server, grown
+for tables"):
+
+- An intent arrives with the version its page last saw. The service takes the table's lock,
+  refuses a stale intent (:meth:`LiveTable.is_stale`) with the fresh state, checks the action
+  with the engine, appends it to the table's log at the next seq, and only then tells anyone
+  (a :class:`~heartsuit.server.bus.TableChanged` notice; each socket builds its own seat's view).
+- A write that finds the seq taken means another writer was first: the table is replayed from
+  the log and the intent checked once more.
+- Live tables are a cache of the log; a table whose write failed is dropped and replayed.
+- Computer seats, and people who dropped out of an online table for longer than the grace
+  period, are played by the table driver (:mod:`heartsuit.hearts.table`) at a natural pace; a
+  computer's choice is seeded from (table, match, version, seat), so a replay or a restart makes
+  the same choice. A process that starts resumes the computer turns of every table under way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import weakref
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import anyio
+
+from heartsuit.hearts import IllegalMove, Rules, RulesError
+from heartsuit.hearts.actions import Action, Pass, Play
+from heartsuit.hearts.bots import LEVELS
+from heartsuit.hearts.codes import CodeError, format_code, parse_code
+from heartsuit.hearts.table import computer_action
+from heartsuit.server.bus import Bus, TableChanged
+from heartsuit.server.hearts_protocol import HeartsCreate, SeatChoice
+from heartsuit.server.hearts_store import EntryConflict, TableStore
+from heartsuit.server.hearts_tables import (
+    LiveTable,
+    LogEntry,
+    SeatRecord,
+    TableRecord,
+    hash_token,
+    new_invite,
+    new_seed,
+    new_table_id,
+    new_token,
+    normalize_invite,
+)
+
+log = logging.getLogger("heartsuit.server.hearts")
+
+#: the level a computer plays at when none is chosen, and for a person who dropped out
+DEFAULT_LEVEL = "normal"
+NAME_LIMIT = 24
+
+
+class HeartsError(ValueError):
+    """An intent refused before anything changed; ``code`` is the protocol's error code."""
+
+    def __init__(self, code: str, detail: str = "", /, **values: object) -> None:
+        super().__init__(detail or code)
+        self.code = code
+        self.detail = detail
+        self.values = values
+
+
+class Stale(HeartsError):
+    """The intent was made on a state that has moved on; the page gets the fresh one."""
+
+    def __init__(self, table_id: str) -> None:
+        super().__init__("stale", "the table has moved on since that state")
+        self.table_id = table_id
+
+
+def table_channel(table_id: str) -> str:
+    return f"table:{table_id}"
+
+
+def clean_name(raw: object, fallback: str) -> str:
+    """A display name: trimmed, inner spaces collapsed, at most ``NAME_LIMIT`` characters.
+
+    Names are shown with escaping everywhere (templates and ``textContent``); this only keeps
+    them readable: control characters are dropped and a name that is empty falls back.
+    """
+    if not isinstance(raw, str):
+        return fallback
+    text = "".join(ch for ch in raw if ch.isprintable())
+    text = " ".join(text.split())
+    if not text:
+        return fallback
+    if len(text) > NAME_LIMIT:
+        raise HeartsError("bad_name", f"a name has at most {NAME_LIMIT} characters")
+    return text
+
+
+@dataclass(slots=True)
+class Created:
+    live: LiveTable
+    tokens: dict[int, str]
+
+
+@dataclass(slots=True)
+class _Presence:
+    """Who holds a seat right now (one holder per seat; a second must take it over)."""
+
+    holders: dict[int, object] = field(default_factory=dict)
+    away: set[int] = field(default_factory=set)
+    grace: dict[int, asyncio.Task[None]] = field(default_factory=dict)
+
+
+class HeartsService:
+    """Tables, seats and their logs on top of a :class:`TableStore` and a :class:`Bus`."""
+
+    def __init__(
+        self,
+        store: TableStore,
+        *,
+        bus: Bus,
+        clock: Callable[[], int],
+        pace_ms: int = 700,
+        grace_ms: int = 30_000,
+        live_tables: int = 2000,
+        levels: tuple[str, ...] = tuple(LEVELS),
+    ) -> None:
+        self.store = store
+        self.bus = bus
+        self.clock = clock
+        self.pace_ms = pace_ms
+        self.grace_ms = grace_ms
+        self.levels = levels
+        self._live: OrderedDict[str, LiveTable] = OrderedDict()
+        self._live_limit = live_tables
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
+            weakref.WeakValueDictionary()
+        )
+        self._presence: dict[str, _Presence] = {}
+        self._drivers: dict[str, asyncio.Task[None]] = {}
+        self._closing = False
+
+    # ------------------------------------------------------------------ lifetime
+
+    async def start(self) -> None:
+        """Resume the computer turns of every table under way (after a restart)."""
+        self._closing = False
+        for table_id in await self.store.active_tables():
+            self._kick(table_id)
+
+    async def stop(self) -> None:
+        self._closing = True
+        tasks = [*self._drivers.values()]
+        for presence in self._presence.values():
+            tasks.extend(presence.grace.values())
+        for task in tasks:
+            task.cancel()
+        for task in tasks:
+            with contextlib.suppress(BaseException):
+                await task
+        self._drivers.clear()
+
+    # ------------------------------------------------------------------ tables
+
+    async def create(self, message: HeartsCreate, fallback_names: tuple[str, str]) -> Created:
+        """A new table as the message describes it; the creator holds seat 0 (and, on a
+        shared device, every person's seat)."""
+        rules, preset, seed = self._rules_of(message)
+        mode = message.mode
+        choices = list(message.seats or [])
+        players = rules.players
+        if len(choices) > players:
+            raise HeartsError("bad_message", f"this table has {players} seats, not {len(choices)}")
+        if not choices:
+            choices = [SeatChoice(kind="human")]
+            if mode == "hotseat":
+                choices.append(SeatChoice(kind="human"))
+        choices += [SeatChoice(kind="computer")] * (players - len(choices))
+        if mode == "computer":
+            choices[0] = SeatChoice(kind="human", name=message.name or choices[0].name)
+            choices[1:] = [replace_kind(c, "computer") for c in choices[1:]]
+        elif choices[0].kind != "human":
+            raise HeartsError("bad_message", "seat 0 belongs to the person creating the table")
+        you, computer = fallback_names
+        seats: list[SeatRecord] = []
+        tokens: dict[int, str] = {}
+        for number, choice in enumerate(choices):
+            if choice.kind == "computer":
+                level = choice.level or DEFAULT_LEVEL
+                if level not in self.levels:
+                    raise HeartsError("bad_level", f"no computer level {level!r}", level=level)
+                name = f"{computer} {number + 1}"
+                seats.append(SeatRecord(number, "computer", name, level))
+            elif mode == "online" and number > 0:
+                seats.append(SeatRecord(number, "open", ""))
+            else:
+                default = you if number == 0 else f"{you} {number + 1}"
+                name = clean_name(choice.name if number else message.name or choice.name, default)
+                token = new_token()
+                tokens[number] = token
+                seats.append(SeatRecord(number, "human", name, None, hash_token(token)))
+        now = self.clock()
+        record = TableRecord(
+            id=new_table_id(),
+            mode=mode,
+            preset=preset,
+            rules=rules.to_dict(),
+            seed=seed,
+            invite=new_invite() if mode == "online" else None,
+            created_at_ms=now,
+        )
+        live = LiveTable.replay(record, seats, [])
+        log_entries: list[LogEntry] = []
+        if mode != "online":
+            entry = live.entry("start", {}, now)
+            live.apply(entry)
+            log_entries.append(entry)
+        await self.store.create_table(live.record, live.seats, log_entries)
+        self._remember(live)
+        self._kick(live.record.id)
+        return Created(live, tokens)
+
+    def _rules_of(self, message: HeartsCreate) -> tuple[Rules, str, int]:
+        overrides = message.options.overrides()
+        try:
+            if message.code is not None and message.code.strip():
+                parsed = parse_code(message.code)
+                return parsed.rules(**overrides), parsed.preset, parsed.seed
+            if message.preset == "cancellation":
+                overrides["players"] = message.players or 6
+            elif message.players is not None and message.players != Rules.preset(
+                message.preset
+            ).players:
+                raise HeartsError(
+                    "bad_rules", f"{message.preset} is for {Rules.preset(message.preset).players}"
+                )
+            rules = Rules.preset(message.preset, **overrides)
+            seed = new_seed()
+            format_code(message.preset, seed, players=rules.players)  # the code must exist
+            return rules, message.preset, seed
+        except CodeError as err:
+            raise HeartsError("bad_code", str(err), code=message.code or "") from None
+        except (RulesError, ValueError) as err:
+            if isinstance(err, HeartsError):
+                raise
+            raise HeartsError("bad_rules", str(err), detail=str(err)) from None
+
+    async def table(self, table_id: str) -> LiveTable:
+        async with self._lock(table_id):
+            return await self._load(table_id)
+
+    async def by_invite(self, text: str) -> LiveTable:
+        invite = normalize_invite(text) if isinstance(text, str) else None
+        table_id = await self.store.table_by_invite(invite) if invite else None
+        if table_id is None:
+            raise HeartsError("bad_invite", "no table has that invite code")
+        return await self.table(table_id)
+
+    def seat_of(self, live: LiveTable, token: str) -> int:
+        seat = live.seat_of_token(token)
+        if seat is None:
+            raise HeartsError("bad_token", "that seat token is not one of this table's")
+        return seat
+
+    # ------------------------------------------------------------------ seats
+
+    async def sit(self, table_id: str, seat: int, name: object) -> tuple[LiveTable, str]:
+        async with self._lock(table_id):
+            live = await self._load(table_id)
+            if live.record.mode != "online":
+                raise HeartsError("seat_taken", "only online tables take new players")
+            if live.status != "lobby":
+                raise HeartsError("table_started", "the match has already started")
+            if not 0 <= seat < len(live.seats):
+                raise HeartsError("bad_message", f"there is no seat {seat}")
+            if live.seats[seat].kind != "open":
+                full = all(s.kind != "open" for s in live.seats)
+                raise HeartsError("table_full" if full else "seat_taken", "that seat is taken")
+            token = new_token()
+            await self._seat_change(
+                live,
+                SeatRecord(seat, "human", clean_name(name, f"#{seat + 1}"), None,
+                           hash_token(token)),
+            )
+        await self._announce(live)
+        return live, token
+
+    async def start_match(self, table_id: str, token: str) -> LiveTable:
+        async with self._lock(table_id):
+            live = await self._load(table_id)
+            seat = self.seat_of(live, token)
+            if seat != _host(live):
+                raise HeartsError("not_host", "only the host starts the match")
+            if live.status != "lobby":
+                raise HeartsError("table_started", "the match has already started")
+            for s in live.seats:
+                if s.kind == "open":
+                    await self._seat_change(
+                        live, SeatRecord(s.seat, "computer", f"#{s.seat + 1}", DEFAULT_LEVEL)
+                    )
+            await self._append(live, "start", {})
+        await self._announce(live)
+        self._kick(table_id)
+        return live
+
+    async def leave(self, table_id: str, token: str) -> LiveTable:
+        """The person gives up the seat: open again in a lobby, a computer's during a match."""
+        async with self._lock(table_id):
+            live = await self._load(table_id)
+            seat = self.seat_of(live, token)
+            await self._vacate(live, seat)
+        await self._announce(live)
+        self._kick(table_id)
+        return live
+
+    async def free(self, table_id: str, token: str, seat: int) -> LiveTable:
+        """The host frees the seat of a person who is not at the table (a computer takes it)."""
+        async with self._lock(table_id):
+            live = await self._load(table_id)
+            if self.seat_of(live, token) != _host(live):
+                raise HeartsError("not_host", "only the host frees a seat")
+            if not 0 <= seat < len(live.seats) or live.seats[seat].kind != "human":
+                raise HeartsError("bad_message", "only a person's seat can be freed")
+            if seat in self._presence_of(table_id).holders:
+                raise HeartsError("seat_busy", "that player is at the table")
+            await self._vacate(live, seat)
+        await self._announce(live)
+        self._kick(table_id)
+        return live
+
+    async def _vacate(self, live: LiveTable, seat: int) -> None:
+        old = live.seats[seat]
+        if live.status == "lobby":
+            new = SeatRecord(seat, "open", "")
+        else:
+            new = SeatRecord(seat, "computer", old.name, DEFAULT_LEVEL)
+        await self._seat_change(live, new)
+        presence = self._presence_of(live.record.id)
+        presence.away.discard(seat)
+        presence.holders.pop(seat, None)
+        task = presence.grace.pop(seat, None)
+        if task is not None:
+            task.cancel()
+
+    async def _seat_change(self, live: LiveTable, seat: SeatRecord) -> None:
+        data: dict[str, Any] = {
+            "seat": seat.seat,
+            "kind": seat.kind,
+            "name": seat.name,
+            "level": seat.level,
+        }
+        if seat.token_hash is not None:
+            data["token_hash"] = seat.token_hash
+        await self._append(live, "seat", data, changed_seat=seat.seat)
+
+    async def rematch(self, table_id: str, token: str) -> LiveTable:
+        async with self._lock(table_id):
+            live = await self._load(table_id)
+            self.seat_of(live, token)
+            if live.status != "over":
+                raise HeartsError("not_over", "a rematch comes after the match is over")
+            await self._append(live, "rematch", {"seed": new_seed()})
+        await self._announce(live)
+        self._kick(table_id)
+        return live
+
+    # ------------------------------------------------------------------ actions
+
+    async def act(self, table_id: str, token: str, action: Action, version: int) -> LiveTable:
+        """A person's pass or play, made on the state of ``version``."""
+        for attempt in range(2):
+            async with self._lock(table_id):
+                live = await self._load(table_id)
+                seat = self.seat_of(live, token)
+                if action.seat != seat:
+                    raise HeartsError("bad_message", "act for your own seat")
+                if live.match is None or live.status != "playing":
+                    raise HeartsError("wrong_phase", "the match is not under way")
+                if live.is_stale(version, action):
+                    raise Stale(table_id)
+                if seat not in live.awaiting():
+                    raise HeartsError("not_your_turn", "it is not your turn")
+                try:
+                    await self._append(live, "action", action.to_dict())
+                except EntryConflict:
+                    if attempt:
+                        raise
+                    continue  # replayed from the log: check the intent once more
+            await self._announce(live)
+            self._kick(table_id)
+            return live
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    # ------------------------------------------------------------------ presence
+
+    def attach(self, table_id: str, seat: int, holder: object, *, take_over: bool) -> object:
+        """``holder`` (a socket's session) now plays ``seat``; returns the one it displaced.
+
+        A seat has one holder at a time: a second socket is refused (``in_use``) unless it asks
+        to take the seat over, as a page does when its person says "play here".
+        """
+        presence = self._presence_of(table_id)
+        current = presence.holders.get(seat)
+        if current is not None and current is not holder and not take_over:
+            raise HeartsError("in_use", "this seat is open in another tab or on another device")
+        presence.holders[seat] = holder
+        task = presence.grace.pop(seat, None)
+        if task is not None:
+            task.cancel()
+        came_back = seat in presence.away
+        presence.away.discard(seat)
+        if came_back:
+            self._spawn_announce(table_id)
+        return current
+
+    def detach(self, table_id: str, seat: int, holder: object) -> None:
+        """The holder's socket went away: after the grace period a computer plays the seat."""
+        presence = self._presence.get(table_id)
+        if presence is None or presence.holders.get(seat) is not holder:
+            return
+        del presence.holders[seat]
+        if self._closing:
+            return
+        presence.grace[seat] = asyncio.get_running_loop().create_task(
+            self._grace(table_id, seat)
+        )
+        self._spawn_announce(table_id)
+
+    def connected(self, table_id: str) -> set[int]:
+        return set(self._presence_of(table_id).holders)
+
+    def away(self, table_id: str) -> set[int]:
+        return set(self._presence_of(table_id).away)
+
+    async def _grace(self, table_id: str, seat: int) -> None:
+        await asyncio.sleep(self.grace_ms / 1000)
+        presence = self._presence_of(table_id)
+        presence.grace.pop(seat, None)
+        if seat in presence.holders:
+            return
+        live = await self.table(table_id)
+        # only online tables hand a dropped person's seat to a computer: on a computer or a
+        # shared-device table the person is the only one waiting, and the game simply waits
+        if live.record.mode == "online" and live.seats[seat].kind == "human":
+            presence.away.add(seat)
+            await self._announce(live)
+            self._kick(table_id)
+
+    def _presence_of(self, table_id: str) -> _Presence:
+        presence = self._presence.get(table_id)
+        if presence is None:
+            presence = self._presence[table_id] = _Presence()
+        return presence
+
+    # ------------------------------------------------------------------ computer turns
+
+    def _computer_seats(self, live: LiveTable) -> list[int]:
+        if live.status != "playing":
+            return []
+        away = self._presence_of(live.record.id).away
+        return [
+            seat
+            for seat in live.awaiting()
+            if live.seats[seat].kind == "computer" or seat in away
+        ]
+
+    def _kick(self, table_id: str) -> None:
+        """Make sure the table's computer turns are being played."""
+        if self._closing:
+            return
+        task = self._drivers.get(table_id)
+        if task is not None and not task.done():
+            return
+        self._drivers[table_id] = asyncio.get_running_loop().create_task(self._drive(table_id))
+
+    async def _drive(self, table_id: str) -> None:
+        try:
+            while True:
+                live = await self.table(table_id)
+                if not self._computer_seats(live):
+                    return
+                # a finished trick stays on the table a moment longer, so people can see it
+                trick = live.match.hand.view(0).trick if live.match is not None else None
+                fresh_trick = trick is not None and not trick.plays
+                await asyncio.sleep(self.pace_ms * (2 if fresh_trick else 1) / 1000)
+                async with self._lock(table_id):
+                    live = await self._load(table_id)
+                    seats = self._computer_seats(live)
+                    if not seats:
+                        return
+                    # passes are simultaneous: every computer passes at once; plays one by one
+                    if live.match is not None and live.match.hand.phase.value == "play":
+                        seats = seats[:1]
+                    for seat in seats:
+                        action = await self._choose(live, seat)
+                        await self._append(live, "action", action.to_dict())
+                await self._announce(live)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("computer turns of table %s stopped", table_id)
+        finally:
+            if self._drivers.get(table_id) is asyncio.current_task():
+                del self._drivers[table_id]
+
+    async def _choose(self, live: LiveTable, seat: int) -> Action:
+        assert live.match is not None
+        level = live.seats[seat].level or DEFAULT_LEVEL
+        key = f"{live.record.id}/{live.match_no}"
+        match = live.match
+        # a strong level thinks for up to a second: keep the event loop free meanwhile (the
+        # table's lock is held, so nothing else changes the match while it thinks)
+        return await anyio.to_thread.run_sync(
+            lambda: computer_action(match, seat, level, key)
+        )
+
+    # ------------------------------------------------------------------ internals
+
+    def _lock(self, table_id: str) -> asyncio.Lock:
+        lock = self._locks.get(table_id)
+        if lock is None:
+            lock = asyncio.Lock()
+            self._locks[table_id] = lock
+        return lock
+
+    def _remember(self, live: LiveTable) -> None:
+        self._live[live.record.id] = live
+        self._live.move_to_end(live.record.id)
+        while len(self._live) > self._live_limit:
+            self._live.popitem(last=False)
+
+    def forget(self, table_id: str | None = None) -> None:
+        """Drop one table (or all) from memory; the next request replays its log."""
+        if table_id is None:
+            self._live.clear()
+        else:
+            self._live.pop(table_id, None)
+
+    async def _load(self, table_id: str) -> LiveTable:
+        live = self._live.get(table_id)
+        if live is None:
+            found = await self.store.get_table(table_id)
+            if found is None:
+                raise HeartsError("unknown_table", "there is no such table")
+            record, seats, entries = found
+            live = LiveTable.replay(record, seats, entries)
+        self._remember(live)
+        return live
+
+    async def _append(
+        self, live: LiveTable, kind: str, data: dict[str, Any], *, changed_seat: int | None = None
+    ) -> None:
+        """Apply an entry to the live table and log it; on any failure forget the table."""
+        entry = live.entry(kind, data, self.clock())  # type: ignore[arg-type]
+        try:
+            live.apply(entry)
+        except IllegalMove as err:
+            raise HeartsError("illegal", str(err), reason=err.reason.value) from None
+        changed = [live.seats[changed_seat]] if changed_seat is not None else []
+        try:
+            await self.store.append(live.record, entry, changed)
+        except BaseException:
+            # the table already moved in memory: only a replay of the log says where it is
+            self._live.pop(live.record.id, None)
+            raise
+
+    async def _announce(self, live: LiveTable) -> None:
+        await self.bus.publish(
+            table_channel(live.record.id), TableChanged(live.record.id, live.version)
+        )
+
+    def _spawn_announce(self, table_id: str) -> None:
+        async def announce() -> None:
+            with contextlib.suppress(HeartsError):
+                await self._announce(await self.table(table_id))
+
+        asyncio.get_running_loop().create_task(announce())
+
+
+def replace_kind(choice: SeatChoice, kind: str) -> SeatChoice:
+    return choice.model_copy(update={"kind": kind})
+
+
+def _host(live: LiveTable) -> int | None:
+    """The host is the first person's seat (the creator's, seat 0, unless they left)."""
+    return next((s.seat for s in live.seats if s.kind == "human"), None)
+
+
+def action_for(seat: int, kind: str, payload: object) -> Action:
+    """A pass or a play of ``seat`` from a message's card texts; bad cards are ``illegal``."""
+    from heartsuit.cards import Card
+
+    try:
+        if kind == "pass":
+            if not isinstance(payload, list) or not all(isinstance(c, str) for c in payload):
+                raise ValueError("a pass is a list of card texts")
+            return Pass(seat, tuple(Card.parse(c) for c in payload))
+        if not isinstance(payload, str):
+            raise ValueError("a card is a text such as 'QS'")
+        return Play(seat, Card.parse(payload))
+    except ValueError as err:
+        raise HeartsError("bad_card", str(err)) from None
+
+
+__all__ = ["Created", "HeartsError", "HeartsService", "Stale", "action_for", "table_channel"]

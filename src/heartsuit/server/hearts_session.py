@@ -1,0 +1,292 @@
+"""One socket's conversation about Hearts tables: its seat tokens, what it shows, what it follows.
+
+A session belongs to one connection. It holds the seat tokens the page presented (a person's
+seat; on a shared device, every person's seat), follows the channel of each table it sits at,
+and answers every intent and every notice with a ``hearts.state`` built for its own seats only
+(:func:`heartsuit.server.hearts_view.table_state`). On a shared device it shows a hand only
+after the person whose turn it is asked to look (``hearts.look``), and forgets it again as soon
+as that person has acted, so a reload, the back button or the page's DOM never show a hand to
+the next person.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from pydantic import BaseModel
+
+from heartsuit import i18n
+from heartsuit.server.bus import Notice, TableChanged
+from heartsuit.server.hearts_protocol import (
+    HeartsCreate,
+    HeartsCreated,
+    HeartsFree,
+    HeartsInvite,
+    HeartsLeave,
+    HeartsLobby,
+    HeartsLook,
+    HeartsMessage,
+    HeartsOpen,
+    HeartsPass,
+    HeartsPlay,
+    HeartsRematch,
+    HeartsSeated,
+    HeartsSit,
+    HeartsStart,
+    HeartsState,
+)
+from heartsuit.server.hearts_service import (
+    HeartsError,
+    HeartsService,
+    Stale,
+    action_for,
+    table_channel,
+)
+from heartsuit.server.hearts_tables import LiveTable
+from heartsuit.server.hearts_view import invite_url, seat_infos, table_state
+
+
+class Link(Protocol):
+    """What a session needs from its connection."""
+
+    @property
+    def lang(self) -> i18n.Lang: ...
+
+    async def send(self, message: BaseModel, req: int | None) -> None: ...
+
+    def follow(self, channel: str, on_notice: Callable[[Notice], Awaitable[None]]) -> None: ...
+
+    def unfollow(self, channel: str) -> None: ...
+
+
+class HeartsErrorReply(BaseModel):
+    """An ``error`` about a table; ``state`` is the fresh state after a ``stale`` intent."""
+
+    type: str = "error"
+    code: str
+    message: str
+    reason: str | None = None
+    state: HeartsState | None = None
+
+
+@dataclass(slots=True)
+class _Seat:
+    tokens: dict[int, str] = field(default_factory=dict)
+    #: the seat whose hand this (shared) device shows now, after ``hearts.look``
+    looking: int | None = None
+    #: the version of the last state sent, so a notice about it is not answered twice
+    seen: int = -1
+
+
+class HeartsSession:
+    """The Hearts side of one connection."""
+
+    def __init__(self, service: HeartsService, link: Link) -> None:
+        self.service = service
+        self.link = link
+        self._tables: dict[str, _Seat] = {}
+
+    # ------------------------------------------------------------------ dispatch
+
+    async def handle(self, message: HeartsMessage, req: int | None) -> None:
+        try:
+            await self._handle(message, req)
+        except Stale as stale:
+            state = await self._state(await self.service.table(stale.table_id), None)
+            await self.link.send(self._error(stale, state), req)
+        except HeartsError as err:
+            await self.link.send(self._error(err, None), req)
+
+    async def _handle(self, message: HeartsMessage, req: int | None) -> None:
+        service = self.service
+        if isinstance(message, HeartsCreate):
+            names = (self._t("hearts.name.you"), self._t("hearts.name.computer"))
+            created = await service.create(message, names)
+            live = created.live
+            table_id = live.record.id
+            await self.link.send(
+                HeartsCreated(
+                    table=table_id,
+                    tokens=[{"seat": s, "token": t} for s, t in sorted(created.tokens.items())],
+                    invite=live.record.invite,
+                    invite_url=invite_url(live.record.invite),
+                ),
+                req,
+            )
+            await self._sit_down(live, created.tokens, take_over=False)
+            await self._push(live)
+        elif isinstance(message, HeartsOpen):
+            live = await service.table(message.table)
+            held = {}
+            for token in message.tokens:
+                held[service.seat_of(live, token)] = token
+            await self._sit_down(live, held, take_over=message.take_over)
+            await self.link.send(await self._state(live, message.version), req)
+        elif isinstance(message, HeartsInvite):
+            live = await service.by_invite(message.invite)
+            await self.link.send(
+                HeartsLobby(
+                    table=live.record.id,
+                    status=live.status,
+                    preset=live.record.preset,
+                    seats=seat_infos(
+                        live, service.connected(live.record.id), service.away(live.record.id)
+                    ),
+                ),
+                req,
+            )
+        elif isinstance(message, HeartsSit):
+            live, token = await service.sit(message.table, message.seat, message.name)
+            await self.link.send(
+                HeartsSeated(table=live.record.id, seat=message.seat, token=token), req
+            )
+            await self._sit_down(live, {message.seat: token}, take_over=False)
+            await self._push(live)
+        elif isinstance(message, HeartsStart):
+            await self._reply(await service.start_match(message.table, message.token), req)
+        elif isinstance(message, HeartsPass | HeartsPlay):
+            live = await service.table(message.table)
+            seat = self._held_seat(live, message.token)
+            if isinstance(message, HeartsPass):
+                action = action_for(seat, "pass", message.cards)
+            else:
+                action = action_for(seat, "play", message.card)
+            live = await service.act(message.table, message.token, action, message.version)
+            held = self._tables[live.record.id]
+            if held.looking == seat and seat not in live.awaiting():
+                held.looking = None
+            await self._reply(live, req)
+        elif isinstance(message, HeartsLook):
+            live = await service.table(message.table)
+            seat = self._held_seat(live, message.token)
+            if seat not in live.awaiting():
+                raise HeartsError("not_your_turn", "it is not this seat's turn")
+            self._tables[live.record.id].looking = seat
+            await self._reply(live, req)
+        elif isinstance(message, HeartsLeave):
+            live = await service.table(message.table)
+            seat = self._held_seat(live, message.token)
+            live = await service.leave(message.table, message.token)
+            held = self._tables[live.record.id]
+            held.tokens.pop(seat, None)
+            await self._reply(live, req)
+        elif isinstance(message, HeartsFree):
+            self._held_seat(await service.table(message.table), message.token)
+            await self._reply(await service.free(message.table, message.token, message.seat), req)
+        elif isinstance(message, HeartsRematch):
+            self._held_seat(await service.table(message.table), message.token)
+            await self._reply(await service.rematch(message.table, message.token), req)
+
+    # ------------------------------------------------------------------ seats held
+
+    async def _sit_down(self, live: LiveTable, held: dict[int, str], *, take_over: bool) -> None:
+        table_id = live.record.id
+        seat_state = self._tables.setdefault(table_id, _Seat())
+        for seat, token in held.items():
+            displaced = self.service.attach(table_id, seat, self, take_over=take_over)
+            seat_state.tokens[seat] = token
+            if isinstance(displaced, HeartsSession) and displaced is not self:
+                await displaced.taken_over(table_id, seat)
+        self.link.follow(table_channel(table_id), self._notice_handler(table_id))
+
+    def _held_seat(self, live: LiveTable, token: str) -> int:
+        """The seat of ``token``, which this socket must have opened (or created)."""
+        seat = self.service.seat_of(live, token)
+        held = self._tables.get(live.record.id)
+        if held is None or held.tokens.get(seat) != token:
+            raise HeartsError("not_open", "open the table with this seat first")
+        return seat
+
+    async def taken_over(self, table_id: str, seat: int) -> None:
+        """Another socket took this seat over: stop playing it here, and say so."""
+        held = self._tables.get(table_id)
+        if held is None:
+            return
+        held.tokens.pop(seat, None)
+        if held.looking == seat:
+            held.looking = None
+        err = HeartsError("taken_over", "this seat is now played in another tab or device")
+        await self.link.send(self._error(err, None), None)
+
+    async def close(self) -> None:
+        """The socket is gone: let go of every seat (a computer steps in after the grace)."""
+        for table_id, held in self._tables.items():
+            for seat in held.tokens:
+                self.service.detach(table_id, seat, self)
+            self.link.unfollow(table_channel(table_id))
+        self._tables.clear()
+
+    # ------------------------------------------------------------------ states
+
+    def _notice_handler(self, table_id: str) -> Callable[[Notice], Awaitable[None]]:
+        async def on_notice(notice: Notice) -> None:
+            if isinstance(notice, TableChanged) and notice.table == table_id:
+                held = self._tables.get(table_id)
+                if held is None or notice.version <= held.seen and notice.version > 0:
+                    return
+                try:
+                    live = await self.service.table(table_id)
+                except HeartsError:
+                    return
+                await self._push(live)
+
+        return on_notice
+
+    async def _push(self, live: LiveTable) -> None:
+        await self.link.send(await self._state(live, self._seen(live)), None)
+
+    async def _reply(self, live: LiveTable, req: int | None) -> None:
+        await self.link.send(await self._state(live, self._seen(live)), req)
+
+    def _seen(self, live: LiveTable) -> int | None:
+        held = self._tables.get(live.record.id)
+        return None if held is None or held.seen < 0 else held.seen
+
+    async def _state(self, live: LiveTable, since: int | None) -> HeartsState:
+        table_id = live.record.id
+        held = self._tables.get(table_id) or _Seat()
+        you = set(held.tokens)
+        awaiting = live.awaiting()
+        if live.record.mode == "hotseat":
+            # a shared screen shows one hand: the awaited person's, once they asked to look
+            if held.looking is not None and held.looking not in awaiting:
+                held.looking = None
+            view_seat = held.looking
+        else:
+            view_seat = min(you) if you else None
+        state = table_state(
+            live,
+            you=you,
+            view_seat=view_seat,
+            host=_host_of(live) in you,
+            connected=self.service.connected(table_id),
+            away=self.service.away(table_id),
+            since=since,
+        )
+        if table_id in self._tables:
+            self._tables[table_id].seen = live.version
+        return state
+
+    # ------------------------------------------------------------------ words
+
+    def _t(self, key: str, **values: Any) -> str:
+        return i18n.translate(self.link.lang, key, **values)
+
+    def _error(self, err: HeartsError, state: HeartsState | None) -> HeartsErrorReply:
+        reason = err.values.get("reason")
+        if err.code == "illegal" and isinstance(reason, str):
+            text = self._t(f"hearts.reason.{reason}")
+        else:
+            text = self._t(f"server.hearts.{err.code}")
+        return HeartsErrorReply(
+            code=err.code,
+            message=text,
+            reason=reason if isinstance(reason, str) else None,
+            state=state,
+        )
+
+
+def _host_of(live: LiveTable) -> int | None:
+    return next((s.seat for s in live.seats if s.kind == "human"), None)

@@ -1,0 +1,212 @@
+"""Storage of Hearts tables: the tables, their seats and each table's append-only event log.
+
+The log (``hearts_events``, primary key (table, seq)) is the truth; the ``hearts_tables`` row
+(status, version) and the ``hearts_seats`` rows summarise it and are written in the same
+transaction as the entry they follow, so they never disagree with it. A second writer of the
+same seq fails on the primary key: :class:`EntryConflict` tells the service that its copy of the
+table is stale (it catches up from the log and checks the intent again). Seat tokens are never
+stored, only their SHA-256.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    insert,
+    select,
+    update,
+)
+from sqlalchemy.exc import IntegrityError
+
+from heartsuit.server.db import Database, StoreError
+from heartsuit.server.hearts_tables import LogEntry, SeatRecord, TableRecord
+
+metadata = MetaData()
+
+tables = Table(
+    "hearts_tables",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column("mode", String(16), nullable=False),
+    Column("preset", String(16), nullable=False),
+    Column("rules", Text, nullable=False),
+    Column("seed", BigInteger, nullable=False),
+    Column("invite", String(16), nullable=True, unique=True),
+    Column("created_at_ms", BigInteger, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("version", Integer, nullable=False),
+    Index("ix_hearts_tables_status", "status"),
+)
+
+seats = Table(
+    "hearts_seats",
+    metadata,
+    Column("table_id", String(40), ForeignKey("hearts_tables.id"), primary_key=True),
+    Column("seat", Integer, primary_key=True),
+    Column("kind", String(16), nullable=False),
+    Column("name", String(64), nullable=False),
+    Column("level", String(16), nullable=True),
+    Column("token_hash", String(64), nullable=True),
+)
+
+events = Table(
+    "hearts_events",
+    metadata,
+    Column("table_id", String(40), ForeignKey("hearts_tables.id"), primary_key=True),
+    # the primary key (table, seq) is what makes a second writer of the same entry fail
+    Column("seq", Integer, primary_key=True),
+    Column("kind", String(16), nullable=False),
+    Column("data", Text, nullable=False),
+    Column("at_ms", BigInteger, nullable=False),
+)
+
+
+class EntryConflict(StoreError):
+    """Another writer already logged this seq: the caller's copy of the table is stale."""
+
+
+class TableStore(Protocol):
+    async def create_table(
+        self, table: TableRecord, seats: Sequence[SeatRecord], log: Sequence[LogEntry]
+    ) -> None: ...
+    async def get_table(
+        self, table_id: str
+    ) -> tuple[TableRecord, list[SeatRecord], list[LogEntry]] | None: ...
+    async def table_by_invite(self, invite: str) -> str | None: ...
+    async def append(
+        self, table: TableRecord, entry: LogEntry, seats: Sequence[SeatRecord] = ()
+    ) -> None:
+        """Log ``entry``, store ``table`` as the row and ``seats`` as changed, all or nothing.
+
+        Raises :class:`EntryConflict` when the log already holds ``entry.seq``.
+        """
+        ...
+
+    async def active_tables(self) -> list[str]:
+        """Ids of tables whose match is under way (to resume computer turns after a restart)."""
+        ...
+
+
+def _table_row(table: TableRecord) -> dict[str, Any]:
+    return {
+        "id": table.id,
+        "mode": table.mode,
+        "preset": table.preset,
+        "rules": json.dumps(table.rules, sort_keys=True),
+        "seed": table.seed,
+        "invite": table.invite,
+        "created_at_ms": table.created_at_ms,
+        "status": table.status,
+        "version": table.version,
+    }
+
+
+def _seat_row(table_id: str, seat: SeatRecord) -> dict[str, Any]:
+    return {
+        "table_id": table_id,
+        "seat": seat.seat,
+        "kind": seat.kind,
+        "name": seat.name,
+        "level": seat.level,
+        "token_hash": seat.token_hash,
+    }
+
+
+def _entry_row(table_id: str, entry: LogEntry) -> dict[str, Any]:
+    return {
+        "table_id": table_id,
+        "seq": entry.seq,
+        "kind": entry.kind,
+        "data": json.dumps(entry.data, sort_keys=True, separators=(",", ":")),
+        "at_ms": entry.at_ms,
+    }
+
+
+class SqlTableStore:
+    """:class:`TableStore` on the site's :class:`~heartsuit.server.db.Database`."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def create_table(
+        self, table: TableRecord, seat_rows: Sequence[SeatRecord], log: Sequence[LogEntry]
+    ) -> None:
+        async with self.db.writing() as conn:
+            await conn.execute(insert(tables).values(**_table_row(table)))
+            await conn.execute(insert(seats), [_seat_row(table.id, s) for s in seat_rows])
+            if log:
+                await conn.execute(insert(events), [_entry_row(table.id, e) for e in log])
+
+    async def get_table(
+        self, table_id: str
+    ) -> tuple[TableRecord, list[SeatRecord], list[LogEntry]] | None:
+        async with self.db.engine.connect() as conn:
+            row = (await conn.execute(select(tables).where(tables.c.id == table_id))).first()
+            if row is None:
+                return None
+            seat_rows = await conn.execute(
+                select(seats).where(seats.c.table_id == table_id).order_by(seats.c.seat)
+            )
+            entry_rows = await conn.execute(
+                select(events).where(events.c.table_id == table_id).order_by(events.c.seq)
+            )
+            record = TableRecord(
+                id=row.id,
+                mode=row.mode,
+                preset=row.preset,
+                rules=json.loads(row.rules),
+                seed=row.seed,
+                invite=row.invite,
+                created_at_ms=row.created_at_ms,
+                status=row.status,
+                version=row.version,
+            )
+            seat_list = [
+                SeatRecord(r.seat, r.kind, r.name, r.level, r.token_hash) for r in seat_rows
+            ]
+            log = [LogEntry(r.seq, r.kind, json.loads(r.data), r.at_ms) for r in entry_rows]
+        return record, seat_list, log
+
+    async def table_by_invite(self, invite: str) -> str | None:
+        async with self.db.engine.connect() as conn:
+            row = (await conn.execute(select(tables.c.id).where(tables.c.invite == invite))).first()
+        return None if row is None else str(row.id)
+
+    async def append(
+        self, table: TableRecord, entry: LogEntry, seat_rows: Sequence[SeatRecord] = ()
+    ) -> None:
+        if table.version != entry.seq + 1:
+            raise StoreError(f"the row of {table.id} does not follow entry {entry.seq}")
+        try:
+            async with self.db.writing() as conn:
+                await conn.execute(insert(events).values(**_entry_row(table.id, entry)))
+                await conn.execute(
+                    update(tables)
+                    .where(tables.c.id == table.id)
+                    .values(status=table.status, version=table.version)
+                )
+                for seat in seat_rows:
+                    await conn.execute(
+                        update(seats)
+                        .where(seats.c.table_id == table.id, seats.c.seat == seat.seat)
+                        .values(**_seat_row(table.id, seat))
+                    )
+        except IntegrityError as exc:
+            raise EntryConflict(f"entry {entry.seq} of table {table.id} is already logged") from exc
+
+    async def active_tables(self) -> list[str]:
+        query = select(tables.c.id).where(tables.c.status == "playing")
+        async with self.db.engine.connect() as conn:
+            return [str(r.id) for r in await conn.execute(query)]

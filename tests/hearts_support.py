@@ -1,0 +1,224 @@
+"""Helpers for the Hearts server tests: a seat over a real WebSocket, and the leak checker.
+
+Not a test module itself. :class:`Seat` wraps one connection (:class:`tests.server_support.Peer`)
+that plays Hearts: it keeps every frame it received, so a test can check afterwards that none of
+them named a card that seat could not know (:func:`check_no_leaks`, which replays the table's
+log from the database, independently of the server's own views).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+from collections.abc import Callable, Iterator
+from contextlib import closing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from heartsuit.hearts.actions import Pass
+from heartsuit.server.hearts_tables import LiveTable, LogEntry, SeatRecord, TableRecord
+from tests.server_support import Peer
+
+#: a card as the protocol writes it ("QS", "10H")
+CARD_TEXT = re.compile(r"^(?:[2-9]|10|[JQKA])[CDHS]$")
+
+
+@dataclass
+class Seat:
+    """One person at a table, over one WebSocket."""
+
+    peer: Peer
+    table: str = ""
+    token: str = ""
+    seat: int = -1
+    state: dict[str, Any] = field(default_factory=dict)
+    #: every message this socket received, in order
+    frames: list[dict[str, Any]] = field(default_factory=list)
+
+    def ask(self, kind: str, **fields: Any) -> dict[str, Any]:
+        peer = self.peer
+        req = peer.next_req
+        peer.next_req += 1
+        peer.socket.send_text(json.dumps({"type": kind, "req": req, **fields}))
+        while True:
+            message = self.receive()
+            if message.get("req") == req:
+                return message
+
+    def send_raw(self, text: str) -> dict[str, Any]:
+        self.peer.socket.send_text(text)
+        return self.receive()
+
+    def receive(self) -> dict[str, Any]:
+        message: dict[str, Any] = self.peer.socket.receive_json()
+        self.frames.append(message)
+        if message.get("type") == "hearts.state":
+            self.state = message
+        elif message.get("type") == "error" and message.get("state"):
+            self.state = message["state"]
+        return message
+
+    def create(self, **fields: Any) -> dict[str, Any]:
+        reply = self.ask("hearts.create", **fields)
+        assert reply["type"] == "hearts.created", reply
+        self.table = reply["table"]
+        self.token = reply["tokens"][0]["token"]
+        self.seat = reply["tokens"][0]["seat"]
+        self.until(lambda s: True)
+        return reply
+
+    def sit(self, table: str, seat: int, name: str) -> dict[str, Any]:
+        reply = self.ask("hearts.sit", table=table, seat=seat, name=name)
+        assert reply["type"] == "hearts.seated", reply
+        self.table, self.seat, self.token = table, seat, reply["token"]
+        self.until(lambda s: True)
+        return reply
+
+    def open(self, table: str, tokens: list[str], **fields: Any) -> dict[str, Any]:
+        reply = self.ask("hearts.open", table=table, tokens=tokens, **fields)
+        if reply["type"] == "hearts.state":
+            self.table = table
+        return reply
+
+    def until(self, done: Callable[[dict[str, Any]], bool], limit: int = 5000) -> dict[str, Any]:
+        """Read pushes until a state satisfies ``done`` (the current one may already)."""
+        if self.state and done(self.state):
+            return self.state
+        for _ in range(limit):
+            message = self.receive()
+            if message.get("type") == "hearts.state" and done(message):
+                return message
+        raise AssertionError(f"no such state; last: {self.state}")
+
+    @property
+    def version(self) -> int:
+        return int(self.state["table"]["version"])
+
+    def my_turn(self, state: dict[str, Any] | None = None) -> bool:
+        state = state or self.state
+        return (
+            state.get("over") is not None
+            or (self.seat in state.get("awaiting", ()) and state.get("view") is not None)
+        )
+
+    def act(self) -> dict[str, Any]:
+        """Pass the first cards or play the first legal card; the reply."""
+        view = self.state["view"]
+        if view["must_pass"]:
+            count = self.state["table"]["rules"]["pass_count"]
+            return self.ask(
+                "hearts.pass", table=self.table, token=self.token,
+                cards=view["hand"][:count], version=self.version,
+            )
+        return self.ask(
+            "hearts.play", table=self.table, token=self.token,
+            card=view["legal"][0], version=self.version,
+        )
+
+
+def play_until_over(seats: list[Seat], *, hands: int | None = None) -> None:
+    """Every person plays their first legal card until the match (or ``hands`` hands) ends."""
+
+    def finished(state: dict[str, Any]) -> bool:
+        if state.get("over") is not None:
+            return True
+        return hands is not None and len(state["sheet"]["hands"]) >= hands
+
+    while True:
+        for person in seats:
+            if finished(person.state):
+                continue
+            state = person.until(lambda s: finished(s) or person.my_turn(s))
+            if finished(state):
+                continue
+            reply = person.act()
+            assert reply["type"] == "hearts.state", reply
+        if all(finished(p.state) for p in seats):
+            return
+
+
+# --- the leak check ---------------------------------------------------------------------------
+
+
+def table_log(db_path: Path, table_id: str) -> tuple[TableRecord, list[SeatRecord], list[LogEntry]]:
+    """A table as the database holds it, read with the standard sqlite3 module."""
+    with closing(sqlite3.connect(db_path)) as db:
+        db.row_factory = sqlite3.Row
+        row = db.execute("SELECT * FROM hearts_tables WHERE id = ?", (table_id,)).fetchone()
+        seat_rows = db.execute(
+            "SELECT * FROM hearts_seats WHERE table_id = ? ORDER BY seat", (table_id,)
+        ).fetchall()
+        entries = db.execute(
+            "SELECT * FROM hearts_events WHERE table_id = ? ORDER BY seq", (table_id,)
+        ).fetchall()
+    record = TableRecord(
+        row["id"], row["mode"], row["preset"], json.loads(row["rules"]), row["seed"],
+        row["invite"], row["created_at_ms"],
+    )
+    seats = [
+        SeatRecord(r["seat"], r["kind"], r["name"], r["level"], r["token_hash"]) for r in seat_rows
+    ]
+    log = [LogEntry(r["seq"], r["kind"], json.loads(r["data"]), r["at_ms"]) for r in entries]
+    return record, seats, log
+
+
+def card_texts(value: Any) -> Iterator[str]:
+    """Every string in a JSON value that reads as a card."""
+    if isinstance(value, str):
+        if CARD_TEXT.match(value):
+            yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from card_texts(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from card_texts(item)
+
+
+def known_cards(live: LiveTable, seat: int) -> set[str]:
+    """What ``seat`` may know at the table's current version: its own hand and pass, every card
+    played so far (this hand and earlier ones), finished hands' kitties, the cards removed from
+    the deck. Built from the engine's full state, not from any view."""
+    known = {c.code for c in live.rules.removed}
+    match = live.match
+    if match is None:
+        return known
+    for hand in match.hands:
+        for trick in hand.tricks:
+            known.update(c.code for _, c in trick.plays)
+        if hand.phase.value == "done":
+            known.update(c.code for c in hand.kitty)
+    current = match.hand
+    if current.trick is not None:
+        known.update(c.code for _, c in current.trick.plays)
+    known.update(c.code for c in current.holdings[seat])
+    for action in match.actions:
+        if isinstance(action, Pass) and action.seat == seat:
+            known.update(c.code for c in action.cards)
+    return known
+
+
+def check_no_leaks(db_path: Path, table_id: str, frames_by_seat: dict[int, list[dict[str, Any]]]) -> int:
+    """Raise AssertionError if a frame to a seat names a card it may not know; frames checked.
+
+    Each frame is checked against the table replayed to the version it carries (or the last
+    version that seat saw, for frames that carry none).
+    """
+    record, seats, log = table_log(db_path, table_id)
+    checked = 0
+    for seat, frames in frames_by_seat.items():
+        live = LiveTable.replay(record, seats, [])
+        for frame in frames:
+            state = frame.get("state") if frame.get("type") == "error" else frame
+            version = (state or {}).get("table", {}).get("version")
+            if isinstance(version, int):
+                while live.version < version:
+                    live.apply(log[live.version])
+            allowed = known_cards(live, seat)
+            named = set(card_texts(frame))
+            leaked = named - allowed
+            assert not leaked, f"a frame to seat {seat} names {sorted(leaked)}: {frame}"
+            checked += 1
+    return checked

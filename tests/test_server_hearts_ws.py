@@ -1,0 +1,343 @@
+"""Hearts over /ws: each message, each mode, and every kind of bad input refused cleanly.
+
+A refused message gets an ``error`` with the right code, changes nothing (the table's version
+and log stay as they were), and the connection stays open.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.hearts_support import Seat, play_until_over, table_log
+from tests.server_support import Site, running_site
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Iterator[Site]:
+    with running_site(tmp_path / "site.sqlite3", hearts_pace_ms=0, hearts_grace_ms=50) as s:
+        yield s
+
+
+def seat(site: Site, stack: ExitStack, lang: str = "en") -> Seat:
+    peer = stack.enter_context(site.peer())
+    peer.ask("lang", lang=lang)
+    return Seat(peer)
+
+
+def online_table(site: Site, stack: ExitStack, people: int = 4, **fields: Any) -> list[Seat]:
+    """An online table with ``people`` persons seated (seat 0 is the host), started."""
+    host = seat(site, stack)
+    host.create(mode="online", name="Host", **fields)
+    invite = host.state["table"]["invite"]
+    seats = [host]
+    for number in range(1, people):
+        guest = seat(site, stack)
+        lobby = guest.ask("hearts.invite", invite=invite.lower())
+        assert lobby["type"] == "hearts.lobby"
+        guest.sit(host.table, number, f"Guest {number}")
+        seats.append(guest)
+    started = host.ask("hearts.start", table=host.table, token=host.token)
+    assert started["type"] == "hearts.state", started
+    assert started["table"]["status"] == "playing"
+    return seats
+
+
+def log_length(site: Site, table: str) -> int:
+    return len(table_log(site.db_path, table)[2])
+
+
+# --- against the computer ---------------------------------------------------------------------
+
+
+def test_against_the_computer_a_whole_hand(site: Site) -> None:
+    with ExitStack() as stack:
+        me = seat(site, stack)
+        created = me.create(mode="computer")
+        assert len(created["tokens"]) == 1 and created["invite"] is None
+        state = me.state
+        assert state["table"]["mode"] == "computer"
+        assert [s["kind"] for s in state["table"]["seats"]] == ["human"] + ["computer"] * 3
+        assert len(state["view"]["hand"]) == 13
+        play_until_over([me], hands=1)
+        sheet = me.state["sheet"]
+        assert len(sheet["hands"]) >= 1
+        assert sum(sheet["hands"][0]) in (26, 78)  # 26 points, or a moon: 3 × 26
+        assert log_length(site, me.table) == me.version
+
+
+def test_the_reasons_for_cards_that_cannot_be_played_come_from_the_engine(site: Site) -> None:
+    with ExitStack() as stack:
+        me = seat(site, stack)
+        me.create(mode="computer", options={"passing": False})
+        state = me.until(lambda s: me.my_turn(s))
+        view = state["view"]
+        illegal = [c for c in view["hand"] if c not in view["legal"]]
+        assert illegal, "on the first trick some cards are always refused"
+        assert set(state["illegal"]) == set(illegal)
+        card = illegal[0]
+        before = me.version
+        reply = me.ask(
+            "hearts.play", table=me.table, token=me.token, card=card, version=me.version
+        )
+        assert reply["type"] == "error" and reply["code"] == "illegal"
+        assert reply["reason"] == state["illegal"][card]
+        assert reply["message"]  # the engine's reason, in words
+        assert log_length(site, me.table) == before
+
+
+def test_a_table_resumes_after_a_restart_with_its_computer_turns(tmp_path: Path) -> None:
+    db = tmp_path / "site.sqlite3"
+    # computers so slow that none has moved when the server stops
+    with running_site(db, hearts_pace_ms=60_000) as site, ExitStack() as stack:
+        me = seat(site, stack)
+        me.create(mode="computer", options={"passing": False})
+        table, token = me.table, me.token
+        version = me.version
+        opener = me.state["awaiting"]
+    with running_site(db, hearts_pace_ms=0) as site, ExitStack() as stack:
+        me = seat(site, stack)
+        reply = me.open(table, [token], version=version)
+        assert reply["type"] == "hearts.state"
+        assert reply["table"]["version"] >= version
+        if opener != [0]:
+            # the computers resume on their own after the restart, up to my turn
+            state = me.until(lambda s: me.my_turn(s))
+            assert state["table"]["version"] > version
+
+
+# --- same device ------------------------------------------------------------------------------
+
+
+def test_same_device_shows_a_hand_only_to_the_person_whose_turn_it_is(site: Site) -> None:
+    with ExitStack() as stack:
+        device = seat(site, stack)
+        created = device.create(
+            mode="hotseat",
+            seats=[{"kind": "human", "name": "Ana"}, {"kind": "human", "name": "Budi"},
+                   {"kind": "computer"}, {"kind": "computer"}],
+        )
+        tokens = {t["seat"]: t["token"] for t in created["tokens"]}
+        assert set(tokens) == {0, 1}
+        state = device.state
+        assert state["view"] is None and state["you"] == [0, 1]
+        assert set(state["awaiting"]) >= {0, 1}
+        hands_seen: set[int] = set()
+        for _ in range(2):
+            awaited = min(s for s in device.state["awaiting"] if s in tokens)
+            other = 1 - awaited
+            refused = device.ask("hearts.look", table=device.table, token=tokens[other])
+            if other not in device.state["awaiting"]:
+                assert refused["code"] == "not_your_turn"
+            looked = device.ask("hearts.look", table=device.table, token=tokens[awaited])
+            assert looked["view"]["seat"] == awaited
+            hands_seen.add(awaited)
+            device.seat, device.token = awaited, tokens[awaited]
+            reply = device.act()
+            assert reply["type"] == "hearts.state"
+            assert reply["view"] is None  # the next person sees the cover, not this hand
+        assert hands_seen == {0, 1}
+        # a reload starts behind the cover again
+        again = seat(site, stack)
+        reopened = again.open(device.table, list(tokens.values()), take_over=True)
+        assert reopened["view"] is None
+
+
+# --- online -----------------------------------------------------------------------------------
+
+
+def test_online_invite_sit_start_and_play_a_hand(site: Site) -> None:
+    with ExitStack() as stack:
+        seats = online_table(site, stack, people=2)
+        host = seats[0]
+        kinds = [s["kind"] for s in host.state["table"]["seats"]]
+        assert kinds == ["human", "human", "computer", "computer"]
+        play_until_over(seats, hands=1)
+        assert seats[1].state["sheet"]["hands"] == host.state["sheet"]["hands"]
+
+
+def test_online_bad_inputs_change_nothing(site: Site) -> None:
+    with ExitStack() as stack:
+        host, guest = online_table(site, stack, people=2, options={"passing": False})
+        other = seat(site, stack)
+        other.create(mode="computer")
+        table = host.table
+        host.until(lambda s: bool(s["awaiting"]))
+        before = log_length(site, table)
+        awaited = host.state["awaiting"][0]
+        idle = host if awaited != 0 else guest
+        turn = guest if idle is host else host
+        turn.until(lambda s: turn.my_turn(s))
+        card = turn.state["view"]["legal"][0]
+        cases = [
+            # out of turn
+            (idle, "hearts.play", {"table": table, "token": idle.token, "card": card,
+                                   "version": idle.version}, "not_your_turn"),
+            # a card not held (a made-up one is not a card at all)
+            (turn, "hearts.play", {"table": table, "token": turn.token, "card": "ZZ",
+                                   "version": turn.version}, "bad_card"),
+            # a forged token, and another table's token
+            (turn, "hearts.play", {"table": table, "token": "x" * 32, "card": card,
+                                   "version": turn.version}, "bad_token"),
+            (turn, "hearts.play", {"table": table, "token": other.token, "card": card,
+                                   "version": turn.version}, "bad_token"),
+            # an unknown table
+            (turn, "hearts.play", {"table": "nosuchtable0", "token": turn.token, "card": card,
+                                   "version": turn.version}, "unknown_table"),
+            # passing when there is no passing
+            (turn, "hearts.pass", {"table": table, "token": turn.token,
+                                   "cards": turn.state["view"]["hand"][:3],
+                                   "version": turn.version}, "illegal"),
+            # a stale version
+            (turn, "hearts.play", {"table": table, "token": turn.token, "card": card,
+                                   "version": turn.version - 1}, "stale"),
+            # the host's powers are the host's
+            (guest, "hearts.start", {"table": table, "token": guest.token}, "not_host"),
+            (guest, "hearts.free", {"table": table, "token": guest.token, "seat": 0},
+             "not_host"),
+            # joining a full table, and a bad invite
+            (other, "hearts.sit", {"table": table, "seat": 2, "name": "Late"}, "table_started"),
+            (other, "hearts.invite", {"invite": "NOPE2345"}, "bad_invite"),
+            (other, "hearts.invite", {"invite": "ß" * 8}, "bad_invite"),
+        ]
+        for who, kind, fields, code in cases:
+            reply = who.ask(kind, **fields)
+            assert reply["type"] == "error", (kind, code, reply)
+            assert reply["code"] == code, (kind, code, reply)
+            assert reply["message"], reply
+            assert log_length(site, table) == before, (kind, code)
+        stale = turn.ask("hearts.play", table=table, token=turn.token, card=card, version=0)
+        assert stale["code"] == "stale" and stale["state"]["table"]["version"] == before
+        ok = turn.ask("hearts.play", table=table, token=turn.token, card=card,
+                      version=turn.version)
+        assert ok["type"] == "hearts.state"
+        # the same intent again: refused, never applied twice
+        again = turn.ask("hearts.play", table=table, token=turn.token, card=card,
+                         version=ok["table"]["version"] - 1)
+        assert again["type"] == "error"
+        assert log_length(site, table) >= before + 1
+
+
+@pytest.mark.parametrize(
+    "frame, code",
+    [
+        ({"type": "hearts.create", "mode": "chess"}, "bad_message"),
+        ({"type": "hearts.create", "preset": "standard", "options": {"moon": "twice"}},
+         "bad_message"),
+        ({"type": "hearts.create", "options": {"target": 0}}, "bad_message"),
+        ({"type": "hearts.create", "options": {"surprise": True}}, "bad_message"),
+        ({"type": "hearts.create", "code": "HE1-Q-AAAAAAA"}, "bad_code"),
+        ({"type": "hearts.create", "preset": "standard", "players": 5}, "bad_rules"),
+        ({"type": "hearts.create", "preset": "cancellation", "players": 11}, "bad_message"),
+        ({"type": "hearts.create", "name": "x" * 25}, "bad_name"),
+        ({"type": "hearts.create", "seats": [{"kind": "computer", "level": "godlike"}]},
+         "bad_message"),
+        ({"type": "hearts.open", "table": "../../etc"}, "bad_message"),
+        ({"type": "hearts.play", "table": "abcdefgh", "token": "short", "card": "QS",
+          "version": 0}, "bad_message"),
+        ({"type": "hearts.pass", "table": "abcdefgh", "token": "t" * 32, "cards": "QS",
+          "version": 0}, "bad_message"),
+        ({"type": "hearts.sit", "table": "abcdefgh", "seat": 11, "name": "x"}, "bad_message"),
+    ],
+)
+def test_malformed_messages_are_refused(site: Site, frame: dict[str, Any], code: str) -> None:
+    with ExitStack() as stack:
+        me = seat(site, stack)
+        reply = me.send_raw(json.dumps({**frame, "req": 7}))
+        assert reply["type"] == "error" and reply["code"] == code, reply
+        # the connection still works
+        assert me.ask("hearts.invite", invite="ABCDEFGH")["code"] == "bad_invite"
+
+
+def test_a_name_is_limited_and_shown_as_given(site: Site) -> None:
+    with ExitStack() as stack:
+        me = seat(site, stack)
+        me.create(mode="computer", name="  <b>Ana</b>\u0007  ")
+        assert me.state["table"]["seats"][0]["name"] == "<b>Ana</b>"
+
+
+def test_a_seat_token_on_two_sockets_is_refused_unless_taken_over(site: Site) -> None:
+    with ExitStack() as stack:
+        me = seat(site, stack)
+        me.create(mode="computer")
+        second = seat(site, stack)
+        refused = second.open(me.table, [me.token])
+        assert refused["type"] == "error" and refused["code"] == "in_use"
+        taken = second.open(me.table, [me.token], take_over=True)
+        assert taken["type"] == "hearts.state" and taken["you"] == [0]
+        for _ in range(50):
+            message = me.receive()
+            if message.get("type") == "error":
+                assert message["code"] == "taken_over"
+                break
+        else:
+            raise AssertionError("the first socket was not told")
+
+
+def test_a_dropped_player_is_replaced_by_a_computer_and_takes_the_seat_back(site: Site) -> None:
+    with ExitStack() as stack:
+        host = seat(site, stack)
+        host.create(mode="online", name="Host", options={"passing": False})
+        table = host.table
+        guest_stack = ExitStack()
+        guest = seat(site, guest_stack)
+        guest.ask("hearts.invite", invite=host.state["table"]["invite"])
+        guest.sit(table, 1, "Guest")
+        token = guest.token
+        host.ask("hearts.start", table=table, token=host.token)
+        guest_stack.close()  # the guest's connection drops
+        # after the grace period a computer plays for the guest: the game goes on
+        state = host.until(lambda s: 1 in [x["seat"] for x in s["table"]["seats"] if x["away"]])
+        assert state["table"]["seats"][1]["kind"] == "human"
+        play_until_over([host], hands=1)
+        # the guest comes back with the seat token and has the seat again
+        back = seat(site, stack)
+        reply = back.open(table, [token])
+        assert reply["type"] == "hearts.state" and reply["you"] == [1]
+        assert reply["view"]["seat"] == 1
+        assert not reply["table"]["seats"][1]["away"]
+
+
+def test_leaving_freeing_and_a_rematch(site: Site) -> None:
+    with ExitStack() as stack:
+        host, guest, third = online_table(site, stack, people=3, options={"target": 1})
+        left = third.ask("hearts.leave", table=host.table, token=third.token)
+        assert left["type"] == "hearts.state"
+        host.until(lambda s: s["table"]["seats"][2]["kind"] == "computer")
+        busy = host.ask("hearts.free", table=host.table, token=host.token, seat=1)
+        assert busy["code"] == "seat_busy"  # the guest is at the table
+        play_until_over([host, guest])
+        assert host.state["over"]["winners"]
+        rematch = guest.ask("hearts.rematch", table=host.table, token=guest.token)
+        assert rematch["type"] == "hearts.state"
+        assert rematch["table"]["status"] == "playing" and rematch["sheet"]["hands"] == []
+        host.until(lambda s: s["table"]["status"] == "playing" and s["over"] is None)
+
+
+def test_a_game_code_replays_the_same_deal(site: Site) -> None:
+    with ExitStack() as stack:
+        first = seat(site, stack)
+        first.create(mode="computer", code="he1-s-aaaaaam")
+        second = seat(site, stack)
+        second.create(mode="computer", code="HE1-S-AAAAAAM")
+        assert first.state["table"]["code"] == "HE1-S-AAAAAAM"
+        assert first.state["view"]["hand"] == second.state["view"]["hand"]
+
+
+def test_every_preset_can_be_created(site: Site) -> None:
+    with ExitStack() as stack:
+        me = seat(site, stack)
+        for preset, players in [("standard", 4), ("three", 3), ("five", 5), ("omnibus", 4),
+                                ("black-maria", 3), ("cancellation", 10)]:
+            fields: dict[str, Any] = {"preset": preset}
+            if preset == "cancellation":
+                fields["players"] = players
+            me.state = {}
+            me.create(mode="computer", **fields)
+            assert len(me.state["table"]["seats"]) == players
+            assert me.state["table"]["preset"] == preset
