@@ -111,8 +111,11 @@ def test_refusals_change_nothing() -> None:
     before = state(match)
     with pytest.raises(IllegalMove, match="already passed"):
         match.pass_cards(0, hand.holdings[0][3:6])
+    not_an_action: Any = {"type": "play", "seat": 0, "card": "QS"}
     with pytest.raises(ActionError):
-        match.apply({"type": "play", "seat": 0, "card": "QS"})  # type: ignore[arg-type]
+        match.apply(not_an_action)
+    with pytest.raises(ActionError):
+        match.why_illegal(not_an_action)
     assert state(match) == before
 
 

@@ -140,7 +140,9 @@ class Hand(HandState):
         """Why ``action`` would be refused now, or None: the check :meth:`apply` makes."""
         if isinstance(action, Pass):
             return self.why_pass_illegal(action.seat, action.cards)
-        return self.why_illegal(action.seat, action.card)
+        if isinstance(action, Play):
+            return self.why_illegal(action.seat, action.card)
+        raise ActionError(f"an action is a Pass or a Play, not {action!r}")
 
     # --- passing ---------------------------------------------------------------------------
 
