@@ -58,15 +58,19 @@ def downgrade() -> None:
     defaults = {"move_errors": False, "placement_help": True, "winnable_only": False}
     with op.batch_alter_table("players") as batch:
         for setting, default in defaults.items():
-            batch.add_column(
-                sa.Column(setting, sa.Boolean, nullable=False, server_default=sa.true()
-                          if default else sa.false())
-            )
+            # a server default fills the rows that exist; 0001 itself had none
+            fill = sa.true() if default else sa.false()
+            batch.add_column(sa.Column(setting, sa.Boolean, nullable=False, server_default=fill))
     conn = op.get_bind()
-    players = sa.table("players", sa.column("id", sa.String),
-                       *(sa.column(s, sa.Boolean) for s in SETTINGS))
-    prefs = sa.table("player_preferences", sa.column("player_id", sa.String),
-                     sa.column("game", sa.String), sa.column("prefs", sa.Text))
+    players = sa.table(
+        "players", sa.column("id", sa.String), *(sa.column(s, sa.Boolean) for s in SETTINGS)
+    )
+    prefs = sa.table(
+        "player_preferences",
+        sa.column("player_id", sa.String),
+        sa.column("game", sa.String),
+        sa.column("prefs", sa.Text),
+    )
     query = sa.select(prefs.c.player_id, prefs.c.prefs).where(prefs.c.game == "solitaire")
     for player_id, text in conn.execute(query).all():
         stored = json.loads(text)
