@@ -98,9 +98,8 @@ class Seat:
 
     def my_turn(self, state: dict[str, Any] | None = None) -> bool:
         state = state or self.state
-        return (
-            state.get("over") is not None
-            or (self.seat in state.get("awaiting", ()) and state.get("view") is not None)
+        return state.get("over") is not None or (
+            self.seat in state.get("awaiting", ()) and state.get("view") is not None
         )
 
     def act(self) -> dict[str, Any]:
@@ -109,12 +108,18 @@ class Seat:
         if view["must_pass"]:
             count = self.state["table"]["rules"]["pass_count"]
             return self.ask(
-                "hearts.pass", table=self.table, token=self.token,
-                cards=view["hand"][:count], version=self.version,
+                "hearts.pass",
+                table=self.table,
+                token=self.token,
+                cards=view["hand"][:count],
+                version=self.version,
             )
         return self.ask(
-            "hearts.play", table=self.table, token=self.token,
-            card=view["legal"][0], version=self.version,
+            "hearts.play",
+            table=self.table,
+            token=self.token,
+            card=view["legal"][0],
+            version=self.version,
         )
 
 
@@ -130,7 +135,7 @@ def play_until_over(seats: list[Seat], *, hands: int | None = None) -> None:
         for person in seats:
             if finished(person.state):
                 continue
-            state = person.until(lambda s: finished(s) or person.my_turn(s))
+            state = person.until(lambda s, p=person: finished(s) or p.my_turn(s))
             if finished(state):
                 continue
             reply = person.act()
@@ -154,8 +159,13 @@ def table_log(db_path: Path, table_id: str) -> tuple[TableRecord, list[SeatRecor
             "SELECT * FROM hearts_events WHERE table_id = ? ORDER BY seq", (table_id,)
         ).fetchall()
     record = TableRecord(
-        row["id"], row["mode"], row["preset"], json.loads(row["rules"]), row["seed"],
-        row["invite"], row["created_at_ms"],
+        row["id"],
+        row["mode"],
+        row["preset"],
+        json.loads(row["rules"]),
+        row["seed"],
+        row["invite"],
+        row["created_at_ms"],
     )
     seats = [
         SeatRecord(r["seat"], r["kind"], r["name"], r["level"], r["token_hash"]) for r in seat_rows
@@ -200,7 +210,9 @@ def known_cards(live: LiveTable, seat: int) -> set[str]:
     return known
 
 
-def check_no_leaks(db_path: Path, table_id: str, frames_by_seat: dict[int, list[dict[str, Any]]]) -> int:
+def check_no_leaks(
+    db_path: Path, table_id: str, frames_by_seat: dict[int, list[dict[str, Any]]]
+) -> int:
     """Raise AssertionError if a frame to a seat names a card it may not know; frames checked.
 
     Each frame is checked against the table replayed to the version it carries (or the last

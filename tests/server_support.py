@@ -118,10 +118,12 @@ def running_site(
     *,
     clock: FakeClock | None = None,
     analyse: Callable[[str], bool] | None = None,
+    **settings_fields: Any,
 ) -> Iterator[Site]:
-    """The real app on ``db_path`` (created if new), started and stopped around the block."""
+    """The real app on ``db_path`` (created if new), started and stopped around the block;
+    ``settings_fields`` change :class:`Settings` (``hearts_pace_ms=0``: computers at once)."""
     clock = clock or FakeClock()
-    settings = Settings(database_url=sqlite_url(db_path))
+    settings = Settings(database_url=sqlite_url(db_path), **settings_fields)
     app = create_app(settings, clock=clock, analyse=analyse or (lambda code: True))
     with TestClient(app) as client:
         yield Site(client, db_path, clock)

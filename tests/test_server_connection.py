@@ -88,6 +88,9 @@ class ToySession:
     async def notice(self, notice: Notice) -> None:
         pass
 
+    async def close(self) -> None:
+        pass
+
 
 class ToyGame:
     messages: tuple[type[ClientMessage], ...] = (Sit, Leave)

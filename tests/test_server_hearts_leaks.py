@@ -58,9 +58,9 @@ def play_online_match(site: Site, preset: str, fields: dict[str, Any]) -> tuple[
         return host.table, seats
 
 
-@pytest.mark.parametrize("preset, fields", PRESETS, ids=[
-    f"{p}-{f.get('players', '')}" for p, f in PRESETS
-])
+@pytest.mark.parametrize(
+    "preset, fields", PRESETS, ids=[f"{p}-{f.get('players', '')}" for p, f in PRESETS]
+)
 def test_no_frame_names_a_card_its_seat_may_not_know(
     site: Site, preset: str, fields: dict[str, Any]
 ) -> None:

@@ -82,9 +82,7 @@ def test_the_reasons_for_cards_that_cannot_be_played_come_from_the_engine(site: 
         assert set(state["illegal"]) == set(illegal)
         card = illegal[0]
         before = me.version
-        reply = me.ask(
-            "hearts.play", table=me.table, token=me.token, card=card, version=me.version
-        )
+        reply = me.ask("hearts.play", table=me.table, token=me.token, card=card, version=me.version)
         assert reply["type"] == "error" and reply["code"] == "illegal"
         assert reply["reason"] == state["illegal"][card]
         assert reply["message"]  # the engine's reason, in words
@@ -119,8 +117,12 @@ def test_same_device_shows_a_hand_only_to_the_person_whose_turn_it_is(site: Site
         device = seat(site, stack)
         created = device.create(
             mode="hotseat",
-            seats=[{"kind": "human", "name": "Ana"}, {"kind": "human", "name": "Budi"},
-                   {"kind": "computer"}, {"kind": "computer"}],
+            seats=[
+                {"kind": "human", "name": "Ana"},
+                {"kind": "human", "name": "Budi"},
+                {"kind": "computer"},
+                {"kind": "computer"},
+            ],
         )
         tokens = {t["seat"]: t["token"] for t in created["tokens"]}
         assert set(tokens) == {0, 1}
@@ -176,30 +178,66 @@ def test_online_bad_inputs_change_nothing(site: Site) -> None:
         card = turn.state["view"]["legal"][0]
         cases = [
             # out of turn
-            (idle, "hearts.play", {"table": table, "token": idle.token, "card": card,
-                                   "version": idle.version}, "not_your_turn"),
+            (
+                idle,
+                "hearts.play",
+                {"table": table, "token": idle.token, "card": card, "version": idle.version},
+                "not_your_turn",
+            ),
             # a card not held (a made-up one is not a card at all)
-            (turn, "hearts.play", {"table": table, "token": turn.token, "card": "ZZ",
-                                   "version": turn.version}, "bad_card"),
+            (
+                turn,
+                "hearts.play",
+                {"table": table, "token": turn.token, "card": "ZZ", "version": turn.version},
+                "bad_card",
+            ),
             # a forged token, and another table's token
-            (turn, "hearts.play", {"table": table, "token": "x" * 32, "card": card,
-                                   "version": turn.version}, "bad_token"),
-            (turn, "hearts.play", {"table": table, "token": other.token, "card": card,
-                                   "version": turn.version}, "bad_token"),
+            (
+                turn,
+                "hearts.play",
+                {"table": table, "token": "x" * 32, "card": card, "version": turn.version},
+                "bad_token",
+            ),
+            (
+                turn,
+                "hearts.play",
+                {"table": table, "token": other.token, "card": card, "version": turn.version},
+                "bad_token",
+            ),
             # an unknown table
-            (turn, "hearts.play", {"table": "nosuchtable0", "token": turn.token, "card": card,
-                                   "version": turn.version}, "unknown_table"),
+            (
+                turn,
+                "hearts.play",
+                {
+                    "table": "nosuchtable0",
+                    "token": turn.token,
+                    "card": card,
+                    "version": turn.version,
+                },
+                "unknown_table",
+            ),
             # passing when there is no passing
-            (turn, "hearts.pass", {"table": table, "token": turn.token,
-                                   "cards": turn.state["view"]["hand"][:3],
-                                   "version": turn.version}, "illegal"),
+            (
+                turn,
+                "hearts.pass",
+                {
+                    "table": table,
+                    "token": turn.token,
+                    "cards": turn.state["view"]["hand"][:3],
+                    "version": turn.version,
+                },
+                "illegal",
+            ),
             # a stale version
-            (turn, "hearts.play", {"table": table, "token": turn.token, "card": card,
-                                   "version": turn.version - 1}, "stale"),
+            (
+                turn,
+                "hearts.play",
+                {"table": table, "token": turn.token, "card": card, "version": turn.version - 1},
+                "stale",
+            ),
             # the host's powers are the host's
             (guest, "hearts.start", {"table": table, "token": guest.token}, "not_host"),
-            (guest, "hearts.free", {"table": table, "token": guest.token, "seat": 0},
-             "not_host"),
+            (guest, "hearts.free", {"table": table, "token": guest.token, "seat": 0}, "not_host"),
             # joining a full table, and a bad invite
             (other, "hearts.sit", {"table": table, "seat": 2, "name": "Late"}, "table_started"),
             (other, "hearts.invite", {"invite": "NOPE2345"}, "bad_invite"),
@@ -213,12 +251,16 @@ def test_online_bad_inputs_change_nothing(site: Site) -> None:
             assert log_length(site, table) == before, (kind, code)
         stale = turn.ask("hearts.play", table=table, token=turn.token, card=card, version=0)
         assert stale["code"] == "stale" and stale["state"]["table"]["version"] == before
-        ok = turn.ask("hearts.play", table=table, token=turn.token, card=card,
-                      version=turn.version)
+        ok = turn.ask("hearts.play", table=table, token=turn.token, card=card, version=turn.version)
         assert ok["type"] == "hearts.state"
         # the same intent again: refused, never applied twice
-        again = turn.ask("hearts.play", table=table, token=turn.token, card=card,
-                         version=ok["table"]["version"] - 1)
+        again = turn.ask(
+            "hearts.play",
+            table=table,
+            token=turn.token,
+            card=card,
+            version=ok["table"]["version"] - 1,
+        )
         assert again["type"] == "error"
         assert log_length(site, table) >= before + 1
 
@@ -227,21 +269,41 @@ def test_online_bad_inputs_change_nothing(site: Site) -> None:
     "frame, code",
     [
         ({"type": "hearts.create", "mode": "chess"}, "bad_message"),
-        ({"type": "hearts.create", "preset": "standard", "options": {"moon": "twice"}},
-         "bad_message"),
+        (
+            {"type": "hearts.create", "preset": "standard", "options": {"moon": "twice"}},
+            "bad_message",
+        ),
         ({"type": "hearts.create", "options": {"target": 0}}, "bad_message"),
         ({"type": "hearts.create", "options": {"surprise": True}}, "bad_message"),
         ({"type": "hearts.create", "code": "HE1-Q-AAAAAAA"}, "bad_code"),
         ({"type": "hearts.create", "preset": "standard", "players": 5}, "bad_rules"),
         ({"type": "hearts.create", "preset": "cancellation", "players": 11}, "bad_message"),
         ({"type": "hearts.create", "name": "x" * 25}, "bad_name"),
-        ({"type": "hearts.create", "seats": [{"kind": "computer", "level": "godlike"}]},
-         "bad_message"),
+        (
+            {"type": "hearts.create", "seats": [{"kind": "computer", "level": "godlike"}]},
+            "bad_message",
+        ),
         ({"type": "hearts.open", "table": "../../etc"}, "bad_message"),
-        ({"type": "hearts.play", "table": "abcdefgh", "token": "short", "card": "QS",
-          "version": 0}, "bad_message"),
-        ({"type": "hearts.pass", "table": "abcdefgh", "token": "t" * 32, "cards": "QS",
-          "version": 0}, "bad_message"),
+        (
+            {
+                "type": "hearts.play",
+                "table": "abcdefgh",
+                "token": "short",
+                "card": "QS",
+                "version": 0,
+            },
+            "bad_message",
+        ),
+        (
+            {
+                "type": "hearts.pass",
+                "table": "abcdefgh",
+                "token": "t" * 32,
+                "cards": "QS",
+                "version": 0,
+            },
+            "bad_message",
+        ),
         ({"type": "hearts.sit", "table": "abcdefgh", "seat": 11, "name": "x"}, "bad_message"),
     ],
 )
@@ -332,8 +394,14 @@ def test_a_game_code_replays_the_same_deal(site: Site) -> None:
 def test_every_preset_can_be_created(site: Site) -> None:
     with ExitStack() as stack:
         me = seat(site, stack)
-        for preset, players in [("standard", 4), ("three", 3), ("five", 5), ("omnibus", 4),
-                                ("black-maria", 3), ("cancellation", 10)]:
+        for preset, players in [
+            ("standard", 4),
+            ("three", 3),
+            ("five", 5),
+            ("omnibus", 4),
+            ("black-maria", 3),
+            ("cancellation", 10),
+        ]:
             fields: dict[str, Any] = {"preset": preset}
             if preset == "cancellation":
                 fields["players"] = players

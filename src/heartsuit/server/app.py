@@ -29,6 +29,9 @@ from heartsuit.server.bus import Bus, LocalBus
 from heartsuit.server.clock import Clock, wall_ms
 from heartsuit.server.connection import client_parser, serve_socket
 from heartsuit.server.db import Database
+from heartsuit.server.hearts_service import HeartsService
+from heartsuit.server.hearts_session import HeartsEndpoint
+from heartsuit.server.hearts_store import SqlTableStore
 from heartsuit.server.players import PLAYER_ID, PlayerService
 from heartsuit.server.players_store import SqlPlayersStore
 from heartsuit.server.service import GameService
@@ -68,8 +71,17 @@ def create_app(
         winnable_attempts=settings.winnable_attempts,
         live_games=settings.live_games,
     )
+    hearts = HeartsService(
+        SqlTableStore(db),
+        bus=bus,
+        clock=clock,
+        pace_ms=settings.hearts_pace_ms,
+        grace_ms=settings.hearts_grace_ms,
+        live_tables=settings.live_tables,
+    )
     games: list[GameService] = [
         SolitaireEndpoint(solitaire),
+        HeartsEndpoint(hearts),
     ]
     parser = client_parser(games)
     example_cache: list[dict[str, Any]] = []
@@ -79,8 +91,11 @@ def create_app(
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await db.open()
         try:
+            # tables under way when the server stopped go on: their computers play again
+            await hearts.start()
             yield
         finally:
+            await hearts.stop()
             await db.close()
 
     async def healthz(request: Request) -> Response:
@@ -117,5 +132,6 @@ def create_app(
     app.state.database = db
     app.state.players = players
     app.state.solitaire = solitaire
+    app.state.hearts = hearts
     app.state.bus = bus
     return app

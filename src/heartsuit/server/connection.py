@@ -91,6 +91,9 @@ class Connection:
                 tasks.cancel_scope.cancel()
         except* WebSocketDisconnect:
             pass  # the tab went away; its games are safe in the move log
+        finally:
+            for session in self._sessions:
+                await session.close()
 
     async def _read_loop(self) -> None:
         while True:

@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictBool, StrictInt
 
+from heartsuit.server.protocol import ClientMessage, ErrorCode, Reply
+
 #: the levels a computer seat may be given (bots.LEVELS may offer fewer; checked by the service)
 Level = Literal["easy", "normal", "hard"]
 Mode = Literal["computer", "hotseat", "online"]
@@ -25,11 +27,8 @@ TABLE_PATTERN = r"^[A-Za-z0-9_-]{8,40}$"
 NAME_MAX = 24
 
 
-class _In(BaseModel):
-    # extra fields are ignored rather than refused: an older server must not break a newer page
-    model_config = ConfigDict(extra="ignore", frozen=True)
-
-    req: StrictInt | None = None
+class _In(ClientMessage):
+    pass
 
 
 class SeatChoice(BaseModel):
@@ -145,7 +144,7 @@ HeartsMessage = (
     | HeartsFree
     | HeartsRematch
 )
-HEARTS_MESSAGES: tuple[type[BaseModel], ...] = (
+HEARTS_MESSAGES: tuple[type[ClientMessage], ...] = (
     HeartsCreate,
     HeartsOpen,
     HeartsInvite,
@@ -163,8 +162,8 @@ HEARTS_MESSAGES: tuple[type[BaseModel], ...] = (
 # --- server → client -------------------------------------------------------------------------
 
 
-class _Out(BaseModel):
-    model_config = ConfigDict(frozen=True)
+class _Out(Reply):
+    pass
 
 
 class SeatInfo(_Out):
@@ -244,4 +243,15 @@ class HeartsLobby(_Out):
     seats: list[SeatInfo]
 
 
-HeartsReply = HeartsState | HeartsCreated | HeartsSeated | HeartsLobby
+class HeartsErrorReply(Reply):
+    """An ``error`` about a table: the engine's ``reason`` for an illegal card, and the fresh
+    ``state`` after a ``stale`` intent."""
+
+    type: Literal["error"] = "error"
+    code: ErrorCode
+    message: str
+    reason: str | None = None
+    state: HeartsState | None = None
+
+
+HeartsReply = HeartsState | HeartsCreated | HeartsSeated | HeartsLobby | HeartsErrorReply

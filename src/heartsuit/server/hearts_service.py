@@ -24,17 +24,18 @@ import logging
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import anyio
 
+from heartsuit.cards import Card
 from heartsuit.hearts import IllegalMove, Rules, RulesError
 from heartsuit.hearts.actions import Action, Pass, Play
 from heartsuit.hearts.bots import LEVELS
 from heartsuit.hearts.codes import CodeError, format_code, parse_code
-from heartsuit.hearts.table import computer_action
-from heartsuit.server.bus import Bus, TableChanged
+from heartsuit.hearts.table import BotError, computer_action
+from heartsuit.server.bus import Bus, Notice, notice
 from heartsuit.server.hearts_protocol import HeartsCreate, SeatChoice
 from heartsuit.server.hearts_store import EntryConflict, TableStore
 from heartsuit.server.hearts_tables import (
@@ -49,30 +50,37 @@ from heartsuit.server.hearts_tables import (
     new_token,
     normalize_invite,
 )
+from heartsuit.server.protocol import ErrorCode, ProtocolError
 
 log = logging.getLogger("heartsuit.server.hearts")
 
 #: the level a computer plays at when none is chosen, and for a person who dropped out
 DEFAULT_LEVEL = "normal"
+#: the level that plays when a stronger one fails (a bug, logged)
+FALLBACK_LEVEL = "easy"
 NAME_LIMIT = 24
 
 
-class HeartsError(ValueError):
-    """An intent refused before anything changed; ``code`` is the protocol's error code."""
-
-    def __init__(self, code: str, detail: str = "", /, **values: object) -> None:
-        super().__init__(detail or code)
-        self.code = code
-        self.detail = detail
-        self.values = values
+class HeartsError(ProtocolError):
+    """An intent about a table refused before anything changed."""
 
 
 class Stale(HeartsError):
     """The intent was made on a state that has moved on; the page gets the fresh one."""
 
     def __init__(self, table_id: str) -> None:
-        super().__init__("stale", "the table has moved on since that state")
+        super().__init__(ErrorCode.STALE, "the table has moved on since that state")
         self.table_id = table_id
+
+
+@notice("hearts.table_changed")
+@dataclass(frozen=True, slots=True)
+class TableChanged(Notice):
+    """Table ``table`` is at ``version`` (``presence``: only who is at the table changed)."""
+
+    table: str
+    version: int
+    presence: bool = False
 
 
 def table_channel(table_id: str) -> str:
@@ -92,7 +100,7 @@ def clean_name(raw: object, fallback: str) -> str:
     if not text:
         return fallback
     if len(text) > NAME_LIMIT:
-        raise HeartsError("bad_name", f"a name has at most {NAME_LIMIT} characters")
+        raise HeartsError(ErrorCode.BAD_NAME, f"a name has at most {NAME_LIMIT} characters")
     return text
 
 
@@ -133,9 +141,7 @@ class HeartsService:
         self.levels = levels
         self._live: OrderedDict[str, LiveTable] = OrderedDict()
         self._live_limit = live_tables
-        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
-            weakref.WeakValueDictionary()
-        )
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         self._presence: dict[str, _Presence] = {}
         self._drivers: dict[str, asyncio.Task[None]] = {}
         self._closing = False
@@ -170,7 +176,9 @@ class HeartsService:
         choices = list(message.seats or [])
         players = rules.players
         if len(choices) > players:
-            raise HeartsError("bad_message", f"this table has {players} seats, not {len(choices)}")
+            raise HeartsError(
+                ErrorCode.BAD_MESSAGE, f"this table has {players} seats, not {len(choices)}"
+            )
         if not choices:
             choices = [SeatChoice(kind="human")]
             if mode == "hotseat":
@@ -180,7 +188,9 @@ class HeartsService:
             choices[0] = SeatChoice(kind="human", name=message.name or choices[0].name)
             choices[1:] = [replace_kind(c, "computer") for c in choices[1:]]
         elif choices[0].kind != "human":
-            raise HeartsError("bad_message", "seat 0 belongs to the person creating the table")
+            raise HeartsError(
+                ErrorCode.BAD_MESSAGE, "seat 0 belongs to the person creating the table"
+            )
         you, computer = fallback_names
         seats: list[SeatRecord] = []
         tokens: dict[int, str] = {}
@@ -188,7 +198,9 @@ class HeartsService:
             if choice.kind == "computer":
                 level = choice.level or DEFAULT_LEVEL
                 if level not in self.levels:
-                    raise HeartsError("bad_level", f"no computer level {level!r}", level=level)
+                    raise HeartsError(
+                        ErrorCode.BAD_LEVEL, f"no computer level {level!r}", level=level
+                    )
                 name = f"{computer} {number + 1}"
                 seats.append(SeatRecord(number, "computer", name, level))
             elif mode == "online" and number > 0:
@@ -228,22 +240,26 @@ class HeartsService:
                 return parsed.rules(**overrides), parsed.preset, parsed.seed
             if message.preset == "cancellation":
                 overrides["players"] = message.players or 6
-            elif message.players is not None and message.players != Rules.preset(
-                message.preset
-            ).players:
+            elif (
+                message.players is not None
+                and message.players != Rules.preset(message.preset).players
+            ):
                 raise HeartsError(
-                    "bad_rules", f"{message.preset} is for {Rules.preset(message.preset).players}"
+                    ErrorCode.BAD_RULES,
+                    f"{message.preset} is for {Rules.preset(message.preset).players}",
                 )
             rules = Rules.preset(message.preset, **overrides)
             seed = new_seed()
             format_code(message.preset, seed, players=rules.players)  # the code must exist
             return rules, message.preset, seed
         except CodeError as err:
-            raise HeartsError("bad_code", str(err), code=message.code or "") from None
+            raise HeartsError(
+                ErrorCode.BAD_CODE, str(err), problem=err.problem.value, code=repr(message.code)
+            ) from None
         except (RulesError, ValueError) as err:
             if isinstance(err, HeartsError):
                 raise
-            raise HeartsError("bad_rules", str(err), detail=str(err)) from None
+            raise HeartsError(ErrorCode.BAD_RULES, str(err), why=str(err)) from None
 
     async def table(self, table_id: str) -> LiveTable:
         async with self._lock(table_id):
@@ -253,13 +269,13 @@ class HeartsService:
         invite = normalize_invite(text) if isinstance(text, str) else None
         table_id = await self.store.table_by_invite(invite) if invite else None
         if table_id is None:
-            raise HeartsError("bad_invite", "no table has that invite code")
+            raise HeartsError(ErrorCode.BAD_INVITE, "no table has that invite code")
         return await self.table(table_id)
 
     def seat_of(self, live: LiveTable, token: str) -> int:
         seat = live.seat_of_token(token)
         if seat is None:
-            raise HeartsError("bad_token", "that seat token is not one of this table's")
+            raise HeartsError(ErrorCode.BAD_TOKEN, "that seat token is not one of this table's")
         return seat
 
     # ------------------------------------------------------------------ seats
@@ -268,19 +284,22 @@ class HeartsService:
         async with self._lock(table_id):
             live = await self._load(table_id)
             if live.record.mode != "online":
-                raise HeartsError("seat_taken", "only online tables take new players")
+                raise HeartsError(ErrorCode.SEAT_TAKEN, "only online tables take new players")
             if live.status != "lobby":
-                raise HeartsError("table_started", "the match has already started")
+                raise HeartsError(ErrorCode.TABLE_STARTED, "the match has already started")
             if not 0 <= seat < len(live.seats):
-                raise HeartsError("bad_message", f"there is no seat {seat}")
+                raise HeartsError(ErrorCode.BAD_MESSAGE, f"there is no seat {seat}")
             if live.seats[seat].kind != "open":
                 full = all(s.kind != "open" for s in live.seats)
-                raise HeartsError("table_full" if full else "seat_taken", "that seat is taken")
+                raise HeartsError(
+                    ErrorCode.TABLE_FULL if full else ErrorCode.SEAT_TAKEN, "that seat is taken"
+                )
             token = new_token()
             await self._seat_change(
                 live,
-                SeatRecord(seat, "human", clean_name(name, f"#{seat + 1}"), None,
-                           hash_token(token)),
+                SeatRecord(
+                    seat, "human", clean_name(name, f"#{seat + 1}"), None, hash_token(token)
+                ),
             )
         await self._announce(live)
         return live, token
@@ -290,9 +309,9 @@ class HeartsService:
             live = await self._load(table_id)
             seat = self.seat_of(live, token)
             if seat != _host(live):
-                raise HeartsError("not_host", "only the host starts the match")
+                raise HeartsError(ErrorCode.NOT_HOST, "only the host starts the match")
             if live.status != "lobby":
-                raise HeartsError("table_started", "the match has already started")
+                raise HeartsError(ErrorCode.TABLE_STARTED, "the match has already started")
             for s in live.seats:
                 if s.kind == "open":
                     await self._seat_change(
@@ -318,11 +337,11 @@ class HeartsService:
         async with self._lock(table_id):
             live = await self._load(table_id)
             if self.seat_of(live, token) != _host(live):
-                raise HeartsError("not_host", "only the host frees a seat")
+                raise HeartsError(ErrorCode.NOT_HOST, "only the host frees a seat")
             if not 0 <= seat < len(live.seats) or live.seats[seat].kind != "human":
-                raise HeartsError("bad_message", "only a person's seat can be freed")
+                raise HeartsError(ErrorCode.BAD_MESSAGE, "only a person's seat can be freed")
             if seat in self._presence_of(table_id).holders:
-                raise HeartsError("seat_busy", "that player is at the table")
+                raise HeartsError(ErrorCode.SEAT_BUSY, "that player is at the table")
             await self._vacate(live, seat)
         await self._announce(live)
         self._kick(table_id)
@@ -358,7 +377,7 @@ class HeartsService:
             live = await self._load(table_id)
             self.seat_of(live, token)
             if live.status != "over":
-                raise HeartsError("not_over", "a rematch comes after the match is over")
+                raise HeartsError(ErrorCode.NOT_OVER, "a rematch comes after the match is over")
             await self._append(live, "rematch", {"seed": new_seed()})
         await self._announce(live)
         self._kick(table_id)
@@ -373,13 +392,13 @@ class HeartsService:
                 live = await self._load(table_id)
                 seat = self.seat_of(live, token)
                 if action.seat != seat:
-                    raise HeartsError("bad_message", "act for your own seat")
+                    raise HeartsError(ErrorCode.BAD_MESSAGE, "act for your own seat")
                 if live.match is None or live.status != "playing":
-                    raise HeartsError("wrong_phase", "the match is not under way")
+                    raise HeartsError(ErrorCode.WRONG_PHASE, "the match is not under way")
                 if live.is_stale(version, action):
                     raise Stale(table_id)
                 if seat not in live.awaiting():
-                    raise HeartsError("not_your_turn", "it is not your turn")
+                    raise HeartsError(ErrorCode.NOT_YOUR_TURN, "it is not your turn")
                 try:
                     await self._append(live, "action", action.to_dict())
                 except EntryConflict:
@@ -402,7 +421,9 @@ class HeartsService:
         presence = self._presence_of(table_id)
         current = presence.holders.get(seat)
         if current is not None and current is not holder and not take_over:
-            raise HeartsError("in_use", "this seat is open in another tab or on another device")
+            raise HeartsError(
+                ErrorCode.IN_USE, "this seat is open in another tab or on another device"
+            )
         presence.holders[seat] = holder
         task = presence.grace.pop(seat, None)
         if task is not None:
@@ -421,9 +442,7 @@ class HeartsService:
         del presence.holders[seat]
         if self._closing:
             return
-        presence.grace[seat] = asyncio.get_running_loop().create_task(
-            self._grace(table_id, seat)
-        )
+        presence.grace[seat] = asyncio.get_running_loop().create_task(self._grace(table_id, seat))
         self._spawn_announce(table_id)
 
     def connected(self, table_id: str) -> set[int]:
@@ -443,7 +462,7 @@ class HeartsService:
         # shared-device table the person is the only one waiting, and the game simply waits
         if live.record.mode == "online" and live.seats[seat].kind == "human":
             presence.away.add(seat)
-            await self._announce(live)
+            await self._announce(live, presence=True)
             self._kick(table_id)
 
     def _presence_of(self, table_id: str) -> _Presence:
@@ -459,9 +478,7 @@ class HeartsService:
             return []
         away = self._presence_of(live.record.id).away
         return [
-            seat
-            for seat in live.awaiting()
-            if live.seats[seat].kind == "computer" or seat in away
+            seat for seat in live.awaiting() if live.seats[seat].kind == "computer" or seat in away
         ]
 
     def _kick(self, table_id: str) -> None:
@@ -508,11 +525,18 @@ class HeartsService:
         level = live.seats[seat].level or DEFAULT_LEVEL
         key = f"{live.record.id}/{live.match_no}"
         match = live.match
+
         # a strong level thinks for up to a second: keep the event loop free meanwhile (the
         # table's lock is held, so nothing else changes the match while it thinks)
-        return await anyio.to_thread.run_sync(
-            lambda: computer_action(match, seat, level, key)
-        )
+        def think() -> Action:
+            try:
+                return computer_action(match, seat, level, key)
+            except BotError:
+                # a bot's bug must not stop a table: the simplest level always has an answer
+                log.exception("the %s computer of table %s failed; easy plays", level, key)
+                return computer_action(match, seat, FALLBACK_LEVEL, key)
+
+        return await anyio.to_thread.run_sync(think)
 
     # ------------------------------------------------------------------ internals
 
@@ -541,7 +565,7 @@ class HeartsService:
         if live is None:
             found = await self.store.get_table(table_id)
             if found is None:
-                raise HeartsError("unknown_table", "there is no such table")
+                raise HeartsError(ErrorCode.UNKNOWN_TABLE, "there is no such table")
             record, seats, entries = found
             live = LiveTable.replay(record, seats, entries)
         self._remember(live)
@@ -555,7 +579,7 @@ class HeartsService:
         try:
             live.apply(entry)
         except IllegalMove as err:
-            raise HeartsError("illegal", str(err), reason=err.reason.value) from None
+            raise HeartsError(ErrorCode.ILLEGAL, str(err), reason=err.reason.value) from None
         changed = [live.seats[changed_seat]] if changed_seat is not None else []
         try:
             await self.store.append(live.record, entry, changed)
@@ -564,15 +588,15 @@ class HeartsService:
             self._live.pop(live.record.id, None)
             raise
 
-    async def _announce(self, live: LiveTable) -> None:
+    async def _announce(self, live: LiveTable, *, presence: bool = False) -> None:
         await self.bus.publish(
-            table_channel(live.record.id), TableChanged(live.record.id, live.version)
+            table_channel(live.record.id), TableChanged(live.record.id, live.version, presence)
         )
 
     def _spawn_announce(self, table_id: str) -> None:
         async def announce() -> None:
             with contextlib.suppress(HeartsError):
-                await self._announce(await self.table(table_id))
+                await self._announce(await self.table(table_id), presence=True)
 
         asyncio.get_running_loop().create_task(announce())
 
@@ -588,8 +612,6 @@ def _host(live: LiveTable) -> int | None:
 
 def action_for(seat: int, kind: str, payload: object) -> Action:
     """A pass or a play of ``seat`` from a message's card texts; bad cards are ``illegal``."""
-    from heartsuit.cards import Card
-
     try:
         if kind == "pass":
             if not isinstance(payload, list) or not all(isinstance(c, str) for c in payload):
@@ -599,7 +621,15 @@ def action_for(seat: int, kind: str, payload: object) -> Action:
             raise ValueError("a card is a text such as 'QS'")
         return Play(seat, Card.parse(payload))
     except ValueError as err:
-        raise HeartsError("bad_card", str(err)) from None
+        raise HeartsError(ErrorCode.BAD_CARD, str(err)) from None
 
 
-__all__ = ["Created", "HeartsError", "HeartsService", "Stale", "action_for", "table_channel"]
+__all__ = [
+    "Created",
+    "HeartsError",
+    "HeartsService",
+    "Stale",
+    "TableChanged",
+    "action_for",
+    "table_channel",
+]

@@ -11,17 +11,19 @@ the next person.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from pydantic import BaseModel
 
 from heartsuit import i18n
-from heartsuit.server.bus import Notice, TableChanged
+from heartsuit.server.bus import Notice
 from heartsuit.server.hearts_protocol import (
+    HEARTS_MESSAGES,
     HeartsCreate,
     HeartsCreated,
+    HeartsErrorReply,
     HeartsFree,
     HeartsInvite,
     HeartsLeave,
@@ -41,34 +43,15 @@ from heartsuit.server.hearts_service import (
     HeartsError,
     HeartsService,
     Stale,
+    TableChanged,
     action_for,
     table_channel,
 )
 from heartsuit.server.hearts_tables import LiveTable
 from heartsuit.server.hearts_view import invite_url, seat_infos, table_state
-
-
-class Link(Protocol):
-    """What a session needs from its connection."""
-
-    @property
-    def lang(self) -> i18n.Lang: ...
-
-    async def send(self, message: BaseModel, req: int | None) -> None: ...
-
-    def follow(self, channel: str, on_notice: Callable[[Notice], Awaitable[None]]) -> None: ...
-
-    def unfollow(self, channel: str) -> None: ...
-
-
-class HeartsErrorReply(BaseModel):
-    """An ``error`` about a table; ``state`` is the fresh state after a ``stale`` intent."""
-
-    type: str = "error"
-    code: str
-    message: str
-    reason: str | None = None
-    state: HeartsState | None = None
+from heartsuit.server.players import Player
+from heartsuit.server.protocol import ClientMessage, ErrorCode, ProtocolError
+from heartsuit.server.service import Context
 
 
 @dataclass(slots=True)
@@ -80,19 +63,39 @@ class _Seat:
     seen: int = -1
 
 
+class HeartsEndpoint:
+    """Hearts tables as ``/ws`` sees them."""
+
+    messages = HEARTS_MESSAGES
+
+    def __init__(self, service: HeartsService) -> None:
+        self.service = service
+
+    def session(self, context: Context) -> HeartsSession:
+        return HeartsSession(self.service, context)
+
+
 class HeartsSession:
     """The Hearts side of one connection."""
 
-    def __init__(self, service: HeartsService, link: Link) -> None:
+    def __init__(self, service: HeartsService, link: Context) -> None:
         self.service = service
         self.link = link
         self._tables: dict[str, _Seat] = {}
 
     # ------------------------------------------------------------------ dispatch
 
-    async def handle(self, message: HeartsMessage, req: int | None) -> None:
+    async def hello(self, player: Player) -> Mapping[str, BaseModel]:
+        return {}  # tables are reached by their seat tokens, whoever the player is
+
+    async def notice(self, notice: Notice) -> None:
+        return None  # a table's notices come on its own channel (see _sit_down)
+
+    async def handle(self, player: Player, message: ClientMessage, req: int | None) -> None:
+        if not isinstance(message, HEARTS_MESSAGES):
+            raise ProtocolError(ErrorCode.UNKNOWN_TYPE, "not a Hearts message")
         try:
-            await self._handle(message, req)
+            await self._handle(message, req)  # type: ignore[arg-type]
         except Stale as stale:
             state = await self._state(await self.service.table(stale.table_id), None)
             await self.link.send(self._error(stale, state), req)
@@ -162,7 +165,7 @@ class HeartsSession:
             live = await service.table(message.table)
             seat = self._held_seat(live, message.token)
             if seat not in live.awaiting():
-                raise HeartsError("not_your_turn", "it is not this seat's turn")
+                raise HeartsError(ErrorCode.NOT_YOUR_TURN, "it is not this seat's turn")
             self._tables[live.record.id].looking = seat
             await self._reply(live, req)
         elif isinstance(message, HeartsLeave):
@@ -189,14 +192,14 @@ class HeartsSession:
             seat_state.tokens[seat] = token
             if isinstance(displaced, HeartsSession) and displaced is not self:
                 await displaced.taken_over(table_id, seat)
-        self.link.follow(table_channel(table_id), self._notice_handler(table_id))
+        await self.link.follow(table_channel(table_id), self._notice_handler(table_id))
 
     def _held_seat(self, live: LiveTable, token: str) -> int:
         """The seat of ``token``, which this socket must have opened (or created)."""
         seat = self.service.seat_of(live, token)
         held = self._tables.get(live.record.id)
         if held is None or held.tokens.get(seat) != token:
-            raise HeartsError("not_open", "open the table with this seat first")
+            raise HeartsError(ErrorCode.NOT_OPEN, "open the table with this seat first")
         return seat
 
     async def taken_over(self, table_id: str, seat: int) -> None:
@@ -207,7 +210,7 @@ class HeartsSession:
         held.tokens.pop(seat, None)
         if held.looking == seat:
             held.looking = None
-        err = HeartsError("taken_over", "this seat is now played in another tab or device")
+        err = HeartsError(ErrorCode.TAKEN_OVER, "this seat is now played in another tab or device")
         await self.link.send(self._error(err, None), None)
 
     async def close(self) -> None:
@@ -224,7 +227,7 @@ class HeartsSession:
         async def on_notice(notice: Notice) -> None:
             if isinstance(notice, TableChanged) and notice.table == table_id:
                 held = self._tables.get(table_id)
-                if held is None or notice.version <= held.seen and notice.version > 0:
+                if held is None or (notice.version <= held.seen and not notice.presence):
                     return
                 try:
                     live = await self.service.table(table_id)
@@ -274,12 +277,14 @@ class HeartsSession:
     def _t(self, key: str, **values: Any) -> str:
         return i18n.translate(self.link.lang, key, **values)
 
-    def _error(self, err: HeartsError, state: HeartsState | None) -> HeartsErrorReply:
+    def _error(self, err: ProtocolError, state: HeartsState | None) -> HeartsErrorReply:
         reason = err.values.get("reason")
-        if err.code == "illegal" and isinstance(reason, str):
+        if err.code is ErrorCode.ILLEGAL and isinstance(reason, str):
             text = self._t(f"hearts.reason.{reason}")
+        elif err.code is ErrorCode.BAD_CODE:
+            text = self._t(f"server.code.{err.values.get('problem', 'parts')}", **err.values)
         else:
-            text = self._t(f"server.hearts.{err.code}")
+            text = self._t(f"server.error.{err.code.value}", **err.values)
         return HeartsErrorReply(
             code=err.code,
             message=text,

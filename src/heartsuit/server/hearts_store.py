@@ -20,7 +20,6 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
-    MetaData,
     String,
     Table,
     Text,
@@ -30,10 +29,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.exc import IntegrityError
 
-from heartsuit.server.db import Database, StoreError
+from heartsuit.server.db import Database, StoreError, metadata
 from heartsuit.server.hearts_tables import LogEntry, SeatRecord, TableRecord
-
-metadata = MetaData()
 
 tables = Table(
     "hearts_tables",
@@ -152,7 +149,7 @@ class SqlTableStore:
     async def get_table(
         self, table_id: str
     ) -> tuple[TableRecord, list[SeatRecord], list[LogEntry]] | None:
-        async with self.db.engine.connect() as conn:
+        async with self.db.reading() as conn:
             row = (await conn.execute(select(tables).where(tables.c.id == table_id))).first()
             if row is None:
                 return None
@@ -180,7 +177,7 @@ class SqlTableStore:
         return record, seat_list, log
 
     async def table_by_invite(self, invite: str) -> str | None:
-        async with self.db.engine.connect() as conn:
+        async with self.db.reading() as conn:
             row = (await conn.execute(select(tables.c.id).where(tables.c.invite == invite))).first()
         return None if row is None else str(row.id)
 
@@ -208,5 +205,5 @@ class SqlTableStore:
 
     async def active_tables(self) -> list[str]:
         query = select(tables.c.id).where(tables.c.status == "playing")
-        async with self.db.engine.connect() as conn:
+        async with self.db.reading() as conn:
             return [str(r.id) for r in await conn.execute(query)]

@@ -25,7 +25,8 @@ class ErrorCode(StrEnum):
     """The ``code`` of an ``error`` reply; a client can act on it, a person reads ``message``.
 
     One list for the whole site (each code has a message in the catalogs, ``server.error.…``);
-    the codes after ``no_player`` belong to Heart to Heart.
+    the codes from ``bad_code`` to ``game_over`` belong to Heart to Heart, the rest to Hearts
+    tables.
     """
 
     BAD_JSON = "bad_json"
@@ -37,6 +38,27 @@ class ErrorCode(StrEnum):
     UNKNOWN_GAME = "unknown_game"
     BAD_TARGET = "bad_target"
     GAME_OVER = "game_over"
+    # --- Hearts tables ---
+    UNKNOWN_TABLE = "unknown_table"
+    BAD_INVITE = "bad_invite"
+    BAD_TOKEN = "bad_token"
+    BAD_CARD = "bad_card"
+    BAD_NAME = "bad_name"
+    BAD_RULES = "bad_rules"
+    BAD_LEVEL = "bad_level"
+    NOT_OPEN = "not_open"
+    NOT_YOUR_TURN = "not_your_turn"
+    WRONG_PHASE = "wrong_phase"
+    ILLEGAL = "illegal"
+    STALE = "stale"
+    TABLE_FULL = "table_full"
+    TABLE_STARTED = "table_started"
+    SEAT_TAKEN = "seat_taken"
+    SEAT_BUSY = "seat_busy"
+    NOT_HOST = "not_host"
+    NOT_OVER = "not_over"
+    IN_USE = "in_use"
+    TAKEN_OVER = "taken_over"
 
 
 class ProtocolError(ValueError):

@@ -75,6 +75,10 @@ class Session(Protocol):
         """A notice on the player's channel (every session hears every one: ignore others')."""
         ...
 
+    async def close(self) -> None:
+        """The connection has ended (let go of whatever this tab held)."""
+        ...
+
 
 class GameService(Protocol):
     """A game on the site, as ``/ws`` sees it."""

@@ -47,6 +47,13 @@ class Settings:
     winnable_attempts: int = 40
     #: how many games the service keeps replayed in memory (others are replayed from the log)
     live_games: int = 2000
+    #: how long a computer player takes per card at a Hearts table (0: at once, as in tests)
+    hearts_pace_ms: int = 700
+    #: how long a person who dropped out of an online table keeps the seat to themselves
+    #: before a computer plays for them (they take it back whenever they return)
+    hearts_grace_ms: int = 30_000
+    #: how many Hearts tables the service keeps replayed in memory
+    live_tables: int = 2000
     #: SQL echo, for debugging the store
     echo_sql: bool = False
 
@@ -55,6 +62,8 @@ class Settings:
             raise SettingsError(f"the port must be 0..65535, not {self.port}")
         if self.max_frame_bytes < 256:
             raise SettingsError(f"frames of {self.max_frame_bytes} bytes are too small to talk")
+        if self.hearts_pace_ms < 0 or self.hearts_grace_ms < 0:
+            raise SettingsError("the Hearts pace and grace period cannot be negative")
         if "://" not in self.database_url:
             raise SettingsError(
                 f"{self.database_url!r} is not a database URL (e.g. sqlite+aiosqlite:///x.db)"

@@ -105,6 +105,9 @@ class SolitaireSession:
             if self._seen.get(notice.game) != played.live.record.log_length:
                 await self._send_state(played, None)
 
+    async def close(self) -> None:
+        return None  # nothing is held: the games live in the move log
+
     async def _send_state(self, played: Played, req: int | None) -> None:
         live = played.live
         view = game_view(
