@@ -488,6 +488,12 @@ def test_pages_fit_and_are_screenshotted(page: Any, server: ServerProcess, width
     for name in checks:
         assert page.evaluate("document.documentElement.scrollWidth") <= width, name
     screenshot(page, f"hearts-table-{width}")
+    # 200% text size: everything still fits the width and nothing overlaps (looked at)
+    double = "document.documentElement.style.fontSize = document.body.style.fontSize = '32px'"
+    page.evaluate(double)
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    screenshot(page, f"hearts-table-{width}-text200")
+    page.evaluate("document.documentElement.style.fontSize = document.body.style.fontSize = ''")
     pass_match = Match.new(Rules.preset("standard"), 7)
     fake.push(hearts_state(pass_match, view_seat=0, version=40))
     page.wait_for_selector(".ht-hand.passing")
