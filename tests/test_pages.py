@@ -158,7 +158,8 @@ def test_the_rules_diagram_marks_the_tip_and_the_cards_it_covers(client: TestCli
 def test_hearts_is_in_the_header_and_on_the_home_page(client: TestClient, lang: i18n.Lang) -> None:
     home = client.get("/", params={"lang": lang}).text
     assert re.search(r'<a href="/hearts" data-nav="hearts">', home)
-    assert 'href="/hearts" data-hearts-play' in home
+    assert home.count('href="/hearts" data-hearts-play') == 1
+    assert home.index('data-tile="hearts"') > home.index("<main")
     assert i18n.translate(lang, "home.hearts.desc") in home
     for path in ("/hearts", "/hearts/table/T1", "/hearts/join/ABCD2345", "/hearts/rules"):
         html = client.get(path).text
