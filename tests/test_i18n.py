@@ -113,3 +113,30 @@ def test_script_json_round_trips_and_never_closes_its_element(text: str) -> None
     encoded = pages.script_json({"k": text})
     assert "<" not in encoded and ">" not in encoded and "&" not in encoded
     assert json.loads(encoded) == {"k": text}
+
+
+def test_every_hearts_refusal_and_error_has_words_in_both_languages() -> None:
+    from heartsuit.hearts import Reason
+
+    codes = [f"hearts.reason.{r.value}" for r in Reason]
+    # the error codes of the Hearts contract (docs/web.md "Hearts")
+    contract = """bad_message unknown_table bad_invite bad_token not_your_turn illegal stale
+        table_full seat_taken not_host in_use"""
+    codes += [f"hearts.err.{c}" for c in contract.split()]
+    for lang in i18n.LANGUAGES:
+        missing = [k for k in codes if k not in i18n.catalog(lang)]
+        assert missing == [], lang
+    table = pages.script_messages("en", "hearts_table")
+    assert all(k in table for k in codes if k.startswith("hearts.reason."))
+
+
+def test_every_hearts_card_preset_and_level_has_a_name() -> None:
+    keys = [f"hcard.rank.{r}" for r in "JQKA"] + [f"hcard.suit.{s}" for s in "CDHS"]
+    keys += [f"hearts.preset.{name}" for name, _ in pages.HEARTS_PRESETS]
+    keys += [f"hsetup.preset_help.{name}" for name, _ in pages.HEARTS_PRESETS]
+    keys += [f"hearts.level.{level}" for level in ("easy", "normal", "hard")]
+    keys += [f"hearts.pass.{d}" for d in ("left", "right", "across", "other")]
+    for lang in i18n.LANGUAGES:
+        assert [k for k in keys if k not in i18n.catalog(lang)] == []
+    assert i18n.translate("id", "hcard.name", rank="Ratu", suit="sekop") == "Ratu sekop"
+    assert i18n.translate("en", "hcard.name", rank="Queen", suit="spades") == "Queen of spades"

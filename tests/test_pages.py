@@ -22,6 +22,10 @@ PAGES = {
     "/heart-to-heart/examples": "ex.title",
     "/heart-to-heart/rules": "rules.title",
     "/stats": "stats.title",
+    "/hearts": "hsetup.title",
+    "/hearts/table/T1": "hearts.heading",
+    "/hearts/join/ABCD2345": "hjoin.title",
+    "/hearts/rules": "hrules.title",
 }
 
 
@@ -148,3 +152,69 @@ def test_the_rules_diagram_marks_the_tip_and_the_cards_it_covers(client: TestCli
     assert html.count('class="d-free"') == 1
     assert html.count('class="d-covered-by-tip"') == 2
     assert html.count("<rect") >= 25
+
+
+@pytest.mark.parametrize("lang", i18n.LANGUAGES)
+def test_hearts_is_in_the_header_and_on_the_home_page(client: TestClient, lang: i18n.Lang) -> None:
+    home = client.get("/", params={"lang": lang}).text
+    assert re.search(r'<a href="/hearts" data-nav="hearts">', home)
+    assert home.count('href="/hearts" data-hearts-play') == 1
+    assert home.index('data-tile="hearts"') > home.index("<main")
+    assert i18n.translate(lang, "home.hearts.desc") in home
+    for path in ("/hearts", "/hearts/table/T1", "/hearts/join/ABCD2345", "/hearts/rules"):
+        html = client.get(path).text
+        assert '<a href="/hearts" data-nav="hearts" aria-current="page">' in html, path
+
+
+@pytest.mark.parametrize("lang", i18n.LANGUAGES)
+def test_the_hearts_start_page_offers_the_modes_presets_and_levels(
+    client: TestClient, lang: i18n.Lang
+) -> None:
+    html = client.get("/hearts", params={"lang": lang}).text
+    for mode in ("computer", "hotseat", "online"):
+        assert f'data-mode="{mode}"' in html
+    for name, players in pages.HEARTS_PRESETS:
+        assert f'value="{name}" data-players="{players}"' in html
+        assert i18n.translate(lang, f"hearts.preset.{name}").replace("'", "&#39;") in html
+    for option in ("jack_of_diamonds", "exactly_100_reset", "passing", "spade_penalties"):
+        assert f'name="{option}"' in html
+    for value in ("others_plus_26", "self_minus_26", "shooter_chooses", "heart_or_queen"):
+        assert f'value="{value}"' in html
+    match = re.search(r'<script type="application/json" id="hearts-config">(.*?)</script>', html)
+    assert match is not None
+    config = json.loads(match.group(1))
+    assert config["levels"] == list(pages.HEARTS_LEVELS) == ["easy", "normal"]
+    assert config["presets"] == [list(p) for p in pages.HEARTS_PRESETS]
+    assert _embedded(html) == pages.script_messages(lang, "hearts")
+
+
+@pytest.mark.parametrize("lang", i18n.LANGUAGES)
+def test_the_hearts_table_page_is_a_shell_with_its_strings(
+    client: TestClient, lang: i18n.Lang
+) -> None:
+    html = client.get("/hearts/table/T1", params={"lang": lang}).text
+    assert 'data-table="T1"' in html
+    for part in ("hand", "trick", "seats", "pass", "cover", "look", "lobby", "sheet", "rematch"):
+        assert f"data-{part}" in html, part
+    assert 'aria-live="polite"' in html
+    data = _embedded(html)
+    assert data == pages.script_messages(lang, "hearts_table")
+    assert data["hcard.suit.S"] == i18n.translate(lang, "hcard.suit.S")
+    assert "hrules.title" not in data and "hsetup.title" not in data
+
+
+def test_a_table_id_or_invite_is_escaped_in_the_page(client: TestClient) -> None:
+    html = client.get("/hearts/table/a%22%3Cb").text
+    assert 'data-table="a&#34;&lt;b"' in html
+    html = client.get("/hearts/join/x%22y").text
+    assert 'data-invite="x&#34;y"' in html
+
+
+def test_the_hearts_rules_cover_every_variant_and_the_decisions(client: TestClient) -> None:
+    for lang in i18n.LANGUAGES:
+        html = client.get("/hearts/rules", params={"lang": lang}).text
+        for name, _ in pages.HEARTS_PRESETS:
+            assert i18n.translate(lang, f"hrules.var.{name}").replace("'", "&#39;") in html
+        assert i18n.translate(lang, "hrules.dec.cancel_moon").replace("'", "&#39;") in html
+        assert html.count("<h2") >= 12
+    assert "ratu sekop" in client.get("/hearts/rules", params={"lang": "id"}).text

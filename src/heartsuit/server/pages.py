@@ -1,11 +1,13 @@
 """The site's HTML pages: routes, the language choice and the Jinja2 templates.
 
-Owns the page URLs (``/``, ``/heart-to-heart``, its examples and rules, ``/stats``), which
-language a request is answered in (``?lang=`` first, then the ``lang`` cookie, then Indonesian),
-and what every template receives: the catalog through ``t(key, **values)`` and the strings the
-page's script needs as JSON. Pages are static shells; the game itself arrives over ``/ws`` and
-``/api/...`` (``app.py``), so nothing here touches the store or the engine. The heart's geometry
-comes from :mod:`heartsuit.solitaire.layout`, so the browser never has its own copy of it.
+Owns the page URLs (``/``, ``/heart-to-heart``, its examples and rules, ``/stats``, and the
+Hearts pages ``/hearts``, ``/hearts/table/<id>``, ``/hearts/join/<invite>``, ``/hearts/rules``),
+which language a request is answered in (``?lang=`` first, then the ``lang`` cookie, then
+Indonesian), and what every template receives: the catalog through ``t(key, **values)`` and the
+strings the page's script needs as JSON. Pages are static shells; the game itself arrives over
+``/ws`` and ``/api/...`` (``app.py``), so nothing here touches the store or the engine. The
+heart's geometry comes from :mod:`heartsuit.solitaire.layout`, so the browser never has its own
+copy of it.
 """
 
 from __future__ import annotations
@@ -44,7 +46,24 @@ SCRIPT_PREFIXES: Final[dict[str, tuple[str, ...]]] = {
     "examples": ("ex.", "card.", "pile.", "game."),
     "rules": (),
     "stats": ("stats.",),
+    "hearts": ("hsetup.", "hearts.err.", "hearts.level.", "game.offline"),
+    "hearts_table": ("hearts.", "hcard.", "game.offline"),
+    "hearts_join": ("hjoin.", "hearts.err.", "hearts.kind.", "game.offline"),
+    "hearts_rules": (),
 }
+
+#: computer difficulty levels the Hearts pages offer, easiest first (the bots' service decides
+#: which exist; the page shows only these)
+HEARTS_LEVELS: Final[tuple[str, ...]] = ("easy", "normal")
+#: the Hearts presets in the order the setup page lists them, with their player count
+HEARTS_PRESETS: Final[tuple[tuple[str, int], ...]] = (
+    ("standard", 4),
+    ("three", 3),
+    ("five", 5),
+    ("omnibus", 4),
+    ("black-maria", 3),
+    ("cancellation", 6),
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +135,13 @@ def _switch_url(request: Request, lang: Lang) -> str:
     return f"{request.url.path}?{urlencode(params)}"
 
 
-def _render(request: Request, page: str, template: str, title_key: str) -> Response:
+def _render(
+    request: Request,
+    page: str,
+    template: str,
+    title_key: str,
+    extra: dict[str, object] | None = None,
+) -> Response:
     lang, chosen = request_lang(request)
     other: Lang = "en" if lang == "id" else "id"
     t: Callable[..., str] = partial(i18n.translate, lang)
@@ -130,6 +155,7 @@ def _render(request: Request, page: str, template: str, title_key: str) -> Respo
         "i18n_json": script_json(script_messages(lang, page)),
         "slots": SLOTS,
         "tip_covers": COVERS[TIP - 1],
+        **(extra or {}),
     }
     response = templates.TemplateResponse(request, template, context)
     if chosen:
@@ -162,10 +188,41 @@ async def stats(request: Request) -> Response:
     return _render(request, "stats", "stats.html", "stats.title")
 
 
+async def hearts(request: Request) -> Response:
+    config = {"levels": list(HEARTS_LEVELS), "presets": [list(p) for p in HEARTS_PRESETS]}
+    return _render(
+        request,
+        "hearts",
+        "hearts.html",
+        "hsetup.title",
+        {"hearts_json": script_json(config), "presets": HEARTS_PRESETS, "levels": HEARTS_LEVELS},
+    )
+
+
+async def hearts_table(request: Request) -> Response:
+    table_id = str(request.path_params["table_id"])
+    return _render(
+        request, "hearts_table", "hearts_table.html", "hearts.title", {"table_id": table_id}
+    )
+
+
+async def hearts_join(request: Request) -> Response:
+    invite = str(request.path_params["invite"])
+    return _render(request, "hearts_join", "hearts_join.html", "hjoin.title", {"invite": invite})
+
+
+async def hearts_rules(request: Request) -> Response:
+    return _render(request, "hearts_rules", "hearts_rules.html", "hrules.title")
+
+
 routes: list[BaseRoute] = [
     Route("/", home, name="home"),
     Route("/heart-to-heart", play, name="play"),
     Route("/heart-to-heart/examples", examples, name="examples"),
     Route("/heart-to-heart/rules", rules, name="rules"),
     Route("/stats", stats, name="stats"),
+    Route("/hearts", hearts, name="hearts"),
+    Route("/hearts/table/{table_id:str}", hearts_table, name="hearts_table"),
+    Route("/hearts/join/{invite:str}", hearts_join, name="hearts_join"),
+    Route("/hearts/rules", hearts_rules, name="hearts_rules"),
 ]

@@ -25,6 +25,9 @@ export class ServerError extends Error {
   constructor(reply) {
     super(reply.message || reply.code);
     this.code = reply.code;
+    // the whole reply: some errors carry more (Hearts: "reason" of an illegal card, the fresh
+    // "state" of a stale intent)
+    this.reply = reply;
   }
 }
 

@@ -1,0 +1,300 @@
+// Draws a Hearts table from one `hearts.state` message (docs/web.md "Hearts"). Everything
+// shown comes from the message: the hand's order, which cards are illegal and why, whose turn
+// it is. The functions here build DOM and text; they never send anything.
+
+import { t } from "./i18n.js";
+
+// U+FE0E asks for the text (not emoji) form of the suit symbols
+export const SUIT_SYMBOL = { C: "♣\uFE0E", D: "♦\uFE0E", H: "♥\uFE0E", S: "♠\uFE0E" };
+const FACES = new Set(["J", "Q", "K", "A"]);
+
+/** "QS" -> {rank: "Q", suit: "S"}; "10H" -> {rank: "10", suit: "H"}. */
+export function parseCard(code) {
+  return { rank: code.slice(0, -1), suit: code.slice(-1) };
+}
+
+/** The spoken name of a card: "Ratu sekop" / "Queen of spades". */
+export function cardLabel(code) {
+  const { rank, suit } = parseCard(code);
+  const spoken = FACES.has(rank) ? t(`hcard.rank.${rank}`) : rank;
+  return t("hcard.name", { rank: spoken, suit: t(`hcard.suit.${suit}`) });
+}
+
+/** "Q♠" for the eye. */
+export function cardShort(code) {
+  const { rank, suit } = parseCard(code);
+  return `${rank}${SUIT_SYMBOL[suit]}`;
+}
+
+/** A card face: a button in the hand, a picture elsewhere. */
+export function cardElement(code, { button = false, label = cardLabel(code) } = {}) {
+  const { rank, suit } = parseCard(code);
+  const el = document.createElement(button ? "button" : "div");
+  if (button) el.type = "button";
+  else el.setAttribute("role", "img");
+  el.className = "hc";
+  el.dataset.card = code;
+  el.dataset.suit = suit;
+  el.setAttribute("aria-label", label);
+  const symbol = SUIT_SYMBOL[suit];
+  el.innerHTML =
+    '<span class="hc-i" aria-hidden="true"><span class="hc-r"></span><span class="hc-s"></span></span>' +
+    '<span class="hc-big" aria-hidden="true"></span><span class="hc-badge" aria-hidden="true"></span>';
+  el.querySelector(".hc-r").textContent = rank;
+  el.querySelector(".hc-s").textContent = symbol;
+  el.querySelector(".hc-big").textContent = symbol;
+  return el;
+}
+
+/** The name shown for a seat (a computer without a name gets "Computer 3"). */
+export function seatName(state, seat) {
+  const info = state.table.seats[seat];
+  if (info && info.name) return info.name;
+  if (info && info.kind === "computer") return t("hearts.computer_n", { n: seat + 1 });
+  return t("hearts.seat_n", { n: seat + 1 });
+}
+
+/** The seat this screen plays for: the private view's seat, else the only seat held. */
+export function mySeat(state) {
+  if (state.view) return state.view.seat;
+  return state.you.length === 1 ? state.you[0] : null;
+}
+
+/** Seats held here that must act now (hotseat: whom to hand the device to). */
+export function awaitingHere(state) {
+  return state.awaiting.filter((seat) => state.you.includes(seat));
+}
+
+/** The seat receiving a pass in `direction` (docs/hearts-rules.md: left is seat + 1). */
+export function passTarget(seat, direction, players) {
+  if (direction === "left") return (seat + 1) % players;
+  if (direction === "right") return (seat - 1 + players) % players;
+  if (direction === "across") return (seat + Math.floor(players / 2)) % players;
+  return seat;
+}
+
+function names(state, seats) {
+  return seats.map((seat) => seatName(state, seat)).join(", ");
+}
+
+/** One line that says whose turn it is, in words. */
+export function statusText(state) {
+  const { table, public: pub, over } = state;
+  if (table.status === "lobby") return t("hearts.status.lobby");
+  if (over || table.status === "over") return t("hearts.status.over");
+  const me = mySeat(state);
+  if (pub.phase === "pass") {
+    if (state.view && state.view.must_pass) return t("hearts.status.pass_you", { n: state.view.rules.pass_count });
+    const waiting = state.awaiting.length ? state.awaiting : pub.passed.flatMap((done, seat) => (done ? [] : [seat]));
+    return t("hearts.status.pass_wait", { names: names(state, waiting) });
+  }
+  if (pub.phase === "play" && pub.to_play !== null) {
+    if (pub.to_play === me && state.view) return t(leading(pub) ? "hearts.status.you_lead" : "hearts.status.you");
+    return t("hearts.status.other", { name: seatName(state, pub.to_play) });
+  }
+  return t("hearts.status.hand_done");
+}
+
+function leading(pub) {
+  return !pub.trick || pub.trick.plays.length === 0;
+}
+
+/** The pass instruction: how many cards, which way, to whom. */
+export function passText(state) {
+  const view = state.view;
+  const players = state.table.seats.length;
+  const dir = view.pass_direction;
+  const target = passTarget(view.seat, dir, players);
+  const key = ["left", "right", "across"].includes(dir) ? `hearts.pass.${dir}` : "hearts.pass.other";
+  return t(key, { n: view.rules.pass_count, name: seatName(state, target) });
+}
+
+function badge(text, kind) {
+  const el = document.createElement("span");
+  el.className = `ht-badge ${kind}`;
+  el.textContent = text;
+  return el;
+}
+
+/** A seat chip: name, turn, leader, passed, away, points this hand, total, cards left. */
+export function seatChip(state, seat, { host = false, onFree = null } = {}) {
+  const pub = state.public;
+  const info = state.table.seats[seat];
+  const li = document.createElement("li");
+  li.className = "ht-seat";
+  li.dataset.seat = String(seat);
+  const turn = state.table.status === "playing" && (pub.phase === "pass" ? state.awaiting.includes(seat) : pub.to_play === seat);
+  li.classList.toggle("turn", turn);
+  const name = document.createElement("span");
+  name.className = "ht-name";
+  name.textContent = seatName(state, seat);
+  if (state.you.includes(seat) && state.you.length === 1) name.textContent += ` ${t("hearts.you_mark")}`;
+  const top = document.createElement("span");
+  top.className = "ht-seat-top";
+  if (turn) top.append(badge(`▶ ${t(pub.phase === "pass" ? "hearts.badge.choosing" : "hearts.badge.turn")}`, "turn"));
+  top.append(name);
+  li.append(top);
+  const tags = document.createElement("span");
+  tags.className = "ht-tags";
+  if (info.kind === "computer") tags.append(badge(`⚙ ${info.level ? t(`hearts.level.${info.level}`) : t("hearts.kind.computer")}`, "kind"));
+  if (pub.trick && pub.trick.leader === seat && pub.trick.plays.length) tags.append(badge(t("hearts.badge.leads"), "lead"));
+  if (pub.phase === "pass" && pub.passed[seat] && pub.pass_direction !== "hold") tags.append(badge(`✓ ${t("hearts.badge.passed")}`, "passed"));
+  if (info.kind === "human" && (info.away || !info.connected)) tags.append(badge(`⚠ ${t("hearts.badge.away")}`, "away"));
+  if (tags.childElementCount) li.append(tags);
+  const nums = document.createElement("span");
+  nums.className = "ht-nums";
+  nums.textContent = t("hearts.seat_numbers", {
+    points: pub.points_taken[seat],
+    total: pub.scores[seat],
+    cards: pub.cards_left[seat],
+  });
+  li.append(nums);
+  if (host && onFree && info.kind === "human" && !state.you.includes(seat) && (info.away || !info.connected)) {
+    const free = document.createElement("button");
+    free.type = "button";
+    free.className = "btn small";
+    free.dataset.free = String(seat);
+    free.textContent = t("hearts.free_seat");
+    li.append(free);
+  }
+  return li;
+}
+
+/** The trick in the middle: each card with the name of who played it; winner and cancelled. */
+export function trickElement(state) {
+  const pub = state.public;
+  const current = pub.trick && pub.trick.plays.length ? pub.trick : null;
+  const trick = current || pub.last_trick;
+  const wrap = document.createElement("div");
+  wrap.className = "ht-trick-cards";
+  if (!trick) return { element: wrap, note: "" };
+  const cancelled = new Set(trick.cancelled || []);
+  trick.plays.forEach(([seat, code], index) => {
+    const figure = document.createElement("figure");
+    figure.className = "ht-play";
+    figure.dataset.seat = String(seat);
+    let label = t("hearts.played_by", { card: cardLabel(code), name: seatName(state, seat) });
+    if (cancelled.has(index)) {
+      figure.classList.add("cancelled");
+      label += `, ${t("hearts.cancelled")}`;
+    }
+    if (!current && trick.winner === seat) {
+      figure.classList.add("winner");
+      label += `, ${t("hearts.takes_it")}`;
+    }
+    const card = cardElement(code, { label });
+    const caption = document.createElement("figcaption");
+    caption.textContent = seatName(state, seat);
+    if (cancelled.has(index)) caption.prepend(badge("✕", "x"));
+    if (!current && trick.winner === seat) caption.prepend(badge("★", "star"));
+    figure.append(card, caption);
+    wrap.append(figure);
+  });
+  let note;
+  if (current) note = t("hearts.trick.leads", { name: seatName(state, trick.leader) });
+  else if (trick.winner === null) note = t("hearts.trick.held");
+  else note = t("hearts.trick.won", { name: seatName(state, trick.winner), points: trick.points });
+  return { element: wrap, note };
+}
+
+/** The facts line: hand number, passing, hearts broken, kitty. */
+export function infoText(state) {
+  const pub = state.public;
+  const parts = [t("hearts.info.hand", { n: pub.hand_number + 1 })];
+  parts.push(t(pub.hearts_broken ? "hearts.info.broken" : "hearts.info.not_broken"));
+  if (pub.kitty_size) parts.push(t("hearts.info.kitty", { n: pub.kitty_size }));
+  const held = state.view && state.view.held_over ? state.view.held_over.length : 0;
+  if (held) parts.push(t("hearts.info.held", { n: held }));
+  return parts.join(" · ");
+}
+
+/** The score sheet: a row per finished hand (points, running total under them), then totals. */
+export function sheetTable(state) {
+  const sheet = state.sheet || { hands: [], totals: [], shooters: [] };
+  const seats = state.table.seats.map((_, seat) => seat);
+  const table = document.createElement("table");
+  table.className = "ht-sheet-table";
+  const caption = document.createElement("caption");
+  caption.className = "visually-hidden";
+  caption.textContent = t("hearts.sheet.title");
+  const head = table.createTHead().insertRow();
+  const corner = document.createElement("th");
+  corner.scope = "col";
+  corner.textContent = t("hearts.sheet.hand");
+  head.append(corner);
+  for (const seat of seats) {
+    const th = document.createElement("th");
+    th.scope = "col";
+    th.textContent = seatName(state, seat);
+    head.append(th);
+  }
+  const body = table.createTBody();
+  sheet.hands.forEach((points, hand) => {
+    const row = body.insertRow();
+    const th = document.createElement("th");
+    th.scope = "row";
+    th.textContent = String(hand + 1);
+    row.append(th);
+    for (const seat of seats) {
+      const cell = row.insertCell();
+      const moon = sheet.shooters[hand] === seat;
+      cell.innerHTML = '<span class="pts"></span><span class="run"></span>';
+      cell.querySelector(".pts").textContent = (moon ? "☾ " : "") + (points[seat] > 0 ? `+${points[seat]}` : String(points[seat]));
+      cell.querySelector(".run").textContent = String(sheet.totals[hand][seat]);
+      if (moon) cell.title = t("hearts.sheet.moon");
+      if (moon) cell.setAttribute("aria-label", `${points[seat]}, ${t("hearts.sheet.moon")}, ${t("hearts.sheet.total")} ${sheet.totals[hand][seat]}`);
+    }
+  });
+  table.append(caption);
+  const foot = table.createTFoot().insertRow();
+  const th = document.createElement("th");
+  th.scope = "row";
+  th.textContent = t("hearts.sheet.total");
+  foot.append(th);
+  const totals = sheet.totals.length ? sheet.totals[sheet.totals.length - 1] : state.public.scores;
+  const winners = new Set(state.over ? state.over.winners : []);
+  for (const seat of seats) {
+    const cell = foot.insertCell();
+    cell.textContent = String(totals[seat]);
+    if (winners.has(seat)) {
+      cell.classList.add("winner");
+      cell.textContent = `★ ${cell.textContent}`;
+    }
+  }
+  return table;
+}
+
+/** Words for the events of one state, for the live region (plays, tricks, hands, the end). */
+export function eventTexts(state, events) {
+  const out = [];
+  for (const event of events || []) {
+    switch (event.type) {
+      case "played":
+        out.push(t("hearts.ev.played", { name: seatName(state, event.seat), card: cardLabel(event.card) }));
+        break;
+      case "trick_done":
+        out.push(
+          event.winner === null
+            ? t("hearts.trick.held")
+            : t("hearts.trick.won", { name: seatName(state, event.winner), points: event.points }),
+        );
+        break;
+      case "hand_done":
+        if (event.shooter !== null && event.shooter !== undefined) out.push(t("hearts.ev.moon", { name: seatName(state, event.shooter) }));
+        out.push(t("hearts.ev.hand_done", { n: event.hand_number + 1 }));
+        break;
+      case "hand_dealt":
+        out.push(t("hearts.ev.dealt", { n: event.hand_number + 1 }));
+        break;
+      case "passes_exchanged":
+        out.push(t("hearts.ev.exchanged"));
+        break;
+      case "match_over":
+        out.push(t("hearts.ev.over", { names: names(state, event.winners) }));
+        break;
+      default:
+        break;
+    }
+  }
+  return out;
+}

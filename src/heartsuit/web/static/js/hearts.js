@@ -1,0 +1,474 @@
+// The Hearts table (/hearts/table/<id>): the conversation with the server over /ws and what the
+// player does. Every intent carries the version last drawn; a `stale` error brings the fresh
+// state, which is drawn instead. Drawing itself is in hearts-render.js.
+
+import { lang, t } from "./i18n.js";
+import {
+  awaitingHere,
+  cardElement,
+  cardLabel,
+  eventTexts,
+  infoText,
+  mySeat,
+  passText,
+  seatChip,
+  seatName,
+  sheetTable,
+  statusText,
+  trickElement,
+} from "./hearts-render.js";
+import { fourColour, saveFourColour, tableTokens } from "./hearts-store.js";
+import { Connection } from "./ws.js";
+
+const root = document.querySelector("[data-hearts]");
+const tableId = root.dataset.table;
+const $ = (name) => document.querySelector(`[data-${name}]`);
+const el = {
+  status: $("status"),
+  live: $("live"),
+  error: $("error"),
+  lobby: $("lobby"),
+  board: $("board"),
+  seats: $("seats"),
+  info: $("info"),
+  trick: $("trick"),
+  trickNote: $("trick-note"),
+  me: $("me"),
+  prompt: $("prompt"),
+  reason: $("reason"),
+  hand: $("hand"),
+  pass: $("pass"),
+  banner: $("banner"),
+  over: $("over"),
+  sheet: $("sheet"),
+  sheetBox: $("sheet-box"),
+  cover: $("cover"),
+  look: $("look"),
+  four: $("four-colour"),
+  code: $("code"),
+};
+// a finished trick stays in view this long before the next pushed state is drawn
+const TRICK_PAUSE_MS = 1100;
+
+let state = null; // the state drawn now
+let shown = 0; // states drawn, exposed as data-seq for tests
+let selected = new Set(); // cards chosen for the pass
+let focusCard = null; // the hand card that had the focus, kept across redraws
+let queue = []; // pushed states waiting for the trick pause to end
+let pausedUntil = 0;
+let timer = 0;
+let opened = false;
+
+const tokens = () => tableTokens(tableId);
+function tokenFor(seat) {
+  return tokens()[seat] || null;
+}
+/** The token to act with: the seat whose hand is shown, else the first seat held here. */
+function actingToken() {
+  const seat = state && state.view ? state.view.seat : state && state.you.length ? state.you[0] : null;
+  return seat === null ? Object.values(tokens())[0] || null : tokenFor(seat);
+}
+
+const conn = new Connection({
+  lang,
+  onReady: () => openTable(),
+  onStatus: (online) => {
+    if (!online) showError(t("game.offline"));
+    else el.error.hidden = true;
+  },
+  onPush: (message) => {
+    if (message.type === "hearts.state" && message.table && message.table.id === tableId) push(message);
+  },
+});
+
+function showError(text) {
+  el.error.textContent = text;
+  el.error.hidden = false;
+}
+
+async function openTable() {
+  const message = { type: "hearts.open", table: tableId, tokens: Object.values(tokens()) };
+  if (state) message.version = state.table.version;
+  try {
+    const reply = await conn.request(message);
+    opened = true;
+    accept(reply, true);
+  } catch (error) {
+    failed(error);
+  }
+}
+
+/** A state from a push: drawn at once unless a finished trick is still being shown. */
+function push(message) {
+  // an older push (reordered or a duplicate) is never drawn over a newer state; after the end
+  // of a match anything new is taken (a rematch)
+  if (state && message.table.version < state.table.version && !state.over) return;
+  queue.push(message);
+  drain();
+}
+
+function drain() {
+  clearTimeout(timer);
+  while (queue.length) {
+    const wait = pausedUntil - Date.now();
+    if (wait > 0) {
+      timer = setTimeout(drain, wait);
+      return;
+    }
+    draw(queue.shift());
+  }
+}
+
+/** A state that answers this page's request: drawn now, ahead of any queued push. */
+function accept(message, fromRequest = false) {
+  if (message.type !== "hearts.state") return;
+  if (fromRequest) {
+    queue = queue.filter((m) => m.table.version > message.table.version);
+    pausedUntil = 0;
+  }
+  draw(message);
+  drain();
+}
+
+function draw(next) {
+  const previous = state;
+  state = next;
+  shown += 1;
+  root.dataset.seq = String(shown);
+  root.setAttribute("aria-busy", "false");
+  root.dataset.mode = next.table.mode;
+  root.dataset.tableStatus = next.table.status;
+  el.error.hidden = true;
+  const events = next.events || [];
+  if (events.some((e) => e.type === "trick_done")) pausedUntil = Date.now() + TRICK_PAUSE_MS;
+  if (previous && previous.public.hand_number !== next.public.hand_number) selected = new Set();
+  if (!next.view || !next.view.must_pass) selected = new Set();
+  render();
+  announce(previous, next, events);
+  const done = events.find((e) => e.type === "hand_done");
+  if (done) showBanner(next, done);
+}
+
+function announce(previous, next, events) {
+  const lines = eventTexts(next, events);
+  const turn = statusText(next);
+  const before = previous ? statusText(previous) : "";
+  if (turn !== before) lines.push(turn);
+  if (lines.length) el.live.textContent = lines.join(". ");
+}
+
+function showBanner(next, event) {
+  const parts = [];
+  if (event.shooter !== null && event.shooter !== undefined) parts.push(`☾ ${t("hearts.ev.moon", { name: seatName(next, event.shooter) })}`);
+  const points = (event.points || []).map((p, seat) => `${seatName(next, seat)} ${p > 0 ? "+" : ""}${p}`);
+  parts.push(t("hearts.banner.hand", { n: event.hand_number + 1, points: points.join(", ") }));
+  el.banner.querySelector("[data-banner-text]").textContent = parts.join(" ");
+  el.banner.classList.toggle("moon", event.shooter !== null && event.shooter !== undefined);
+  el.banner.hidden = false;
+}
+
+function render() {
+  const s = state;
+  el.status.textContent = statusText(s);
+  el.code.textContent = s.table.code || "";
+  const lobby = s.table.status === "lobby";
+  el.lobby.hidden = !lobby;
+  if (lobby) renderLobby();
+  const coverSeats = !s.view && s.table.status === "playing" ? awaitingHere(s) : [];
+  renderCover(coverSeats);
+  el.board.hidden = lobby;
+  if (!lobby) renderBoard();
+  renderOver();
+  el.sheet.replaceChildren(sheetTable(s));
+}
+
+function renderCover(seats) {
+  if (!seats.length) {
+    el.cover.hidden = true;
+    root.inert = false;
+    document.body.classList.remove("covered");
+    return;
+  }
+  const seat = seats[0];
+  const name = seatName(state, seat);
+  el.cover.dataset.seat = String(seat);
+  el.cover.querySelector("[data-cover-title]").textContent = t("hearts.cover.title", { name });
+  el.look.textContent = t("hearts.cover.show", { name });
+  const wasHidden = el.cover.hidden;
+  el.cover.hidden = false;
+  root.inert = true; // nothing behind the cover can be reached, by touch or by keyboard
+  document.body.classList.add("covered");
+  if (wasHidden) el.look.focus();
+}
+
+function renderLobby() {
+  const s = state;
+  const base = location.origin;
+  el.lobby.querySelector("[data-invite-url]").value = s.table.invite_url ? base + s.table.invite_url : "";
+  el.lobby.querySelector("[data-invite-code]").value = s.table.invite || "";
+  const list = el.lobby.querySelector("[data-lobby-seats]");
+  list.replaceChildren();
+  s.table.seats.forEach((info, seat) => {
+    const li = document.createElement("li");
+    li.dataset.seat = String(seat);
+    li.dataset.kind = info.kind;
+    const name = document.createElement("span");
+    name.className = "ht-name";
+    if (info.kind === "open") name.textContent = t("hearts.lobby.open");
+    else name.textContent = seatName(s, seat) + (s.you.includes(seat) ? ` ${t("hearts.you_mark")}` : "");
+    const what = document.createElement("span");
+    what.className = "ht-tags";
+    if (info.kind === "computer") what.textContent = `⚙ ${t("hearts.kind.computer")}${info.level ? ` · ${t(`hearts.level.${info.level}`)}` : ""}`;
+    else if (info.kind === "open") what.textContent = t("hearts.lobby.open_help");
+    else what.textContent = info.connected && !info.away ? `● ${t("hearts.lobby.here")}` : `○ ${t("hearts.badge.away")}`;
+    li.append(name, what);
+    if (s.table.host && info.kind === "human" && !s.you.includes(seat) && (!info.connected || info.away)) {
+      const free = document.createElement("button");
+      free.type = "button";
+      free.className = "btn small";
+      free.dataset.free = String(seat);
+      free.textContent = t("hearts.free_seat");
+      li.append(free);
+    }
+    list.append(li);
+  });
+  el.lobby.querySelector("[data-start]").hidden = !s.table.host;
+  el.lobby.querySelector("[data-lobby-wait]").hidden = Boolean(s.table.host);
+}
+
+function renderBoard() {
+  const s = state;
+  const n = s.table.seats.length;
+  const me = mySeat(s);
+  root.style.setProperty("--players", String(n));
+  root.classList.toggle("many", n > 5);
+  // the other seats in playing order from the one after this screen's seat: left, across, right
+  const order = [];
+  const first = me === null ? 0 : me + 1;
+  for (let i = 0; i < n; i++) {
+    const seat = (first + i) % n;
+    if (seat !== me) order.push(seat);
+  }
+  const chipOptions = { host: Boolean(s.table.host), onFree: true };
+  el.seats.replaceChildren(...order.map((seat) => seatChip(s, seat, chipOptions)));
+  el.me.replaceChildren();
+  if (me !== null) {
+    const chip = seatChip(s, me, {});
+    chip.classList.add("mine");
+    const list = document.createElement("ol");
+    list.className = "ht-seats mine-list";
+    list.append(chip);
+    el.me.append(list);
+  }
+  el.info.textContent = infoText(s);
+  const { element, note } = trickElement(s);
+  el.trick.replaceChildren(element);
+  el.trickNote.textContent = note;
+  renderHand();
+}
+
+function renderHand() {
+  const s = state;
+  const view = s.view;
+  const hadFocus = el.hand.contains(document.activeElement);
+  el.hand.replaceChildren(); // a seat's cards never stay in the page once its view is gone
+  el.reason.hidden = true;
+  el.pass.hidden = true;
+  el.prompt.textContent = "";
+  if (!view) return;
+  const passing = view.phase === "pass" && view.must_pass;
+  const myTurn = view.phase === "play" && view.to_play === view.seat;
+  const legal = new Set(view.legal);
+  const illegal = s.illegal || {};
+  const received = view.tricks.length === 0 ? new Set(view.received) : new Set();
+  el.hand.style.setProperty("--n", String(view.hand.length));
+  el.hand.classList.toggle("passing", passing);
+  for (const code of view.hand) {
+    const labelParts = [cardLabel(code)];
+    const card = cardElement(code, { button: true });
+    if (received.has(code)) {
+      card.classList.add("received");
+      labelParts.push(t("hearts.card.received"));
+    }
+    if (passing) {
+      const on = selected.has(code);
+      card.classList.toggle("selected", on);
+      card.setAttribute("aria-pressed", String(on));
+    } else if (myTurn && !legal.has(code)) {
+      card.classList.add("illegal");
+      card.setAttribute("aria-disabled", "true");
+      labelParts.push(t("hearts.card.illegal"));
+    } else if (myTurn) {
+      card.classList.add("legal");
+    }
+    card.setAttribute("aria-label", labelParts.join(", "));
+    card.tabIndex = -1;
+    el.hand.append(card);
+  }
+  // one tab stop for the whole hand; arrows move inside it
+  const cards = [...el.hand.children];
+  const keep = cards.find((c) => c.dataset.card === focusCard) || cards.find((c) => c.classList.contains("legal")) || cards[0];
+  if (keep) keep.tabIndex = 0;
+  if (hadFocus && keep) keep.focus();
+  if (passing) {
+    el.prompt.textContent = passText(s);
+    updatePassButton();
+  } else if (view.phase === "pass") {
+    el.prompt.textContent = t("hearts.prompt.passed");
+  } else if (myTurn) {
+    el.prompt.textContent = t("hearts.prompt.play");
+  }
+}
+
+function updatePassButton() {
+  const n = state.view.rules.pass_count;
+  el.pass.hidden = false;
+  el.pass.disabled = selected.size !== n;
+  el.pass.textContent = t("hearts.pass_button", { n: selected.size, total: n });
+}
+
+function renderOver() {
+  const over = state.over;
+  el.over.hidden = !over;
+  if (!over) return;
+  const names = over.winners.map((seat) => seatName(state, seat));
+  el.over.querySelector("[data-over-title]").textContent =
+    over.winners.length === 1 ? t("hearts.over.one", { name: names[0] }) : t("hearts.over.many", { names: names.join(", ") });
+  el.over.querySelector("[data-rematch]").hidden = !actingToken();
+  el.sheetBox.open = true;
+}
+
+function say(text) {
+  el.reason.textContent = text;
+  el.reason.hidden = false;
+}
+
+/** Send an intent for this table with the version drawn; draw what comes back. */
+async function send(message) {
+  if (!state) return;
+  const token = actingToken();
+  pausedUntil = 0; // the player acts: no reason to hold back newer states
+  drain();
+  try {
+    const reply = await conn.request({ ...message, table: tableId, token, version: state.table.version });
+    accept(reply, true);
+  } catch (error) {
+    failed(error);
+  }
+}
+
+function failed(error) {
+  const reply = error.reply || {};
+  if (error.code === "stale" && reply.state) {
+    accept(reply.state, true);
+    say(t("hearts.err.stale"));
+    return;
+  }
+  if (error.code === "illegal" && reply.reason) {
+    say(t(`hearts.reason.${reply.reason}`));
+    return;
+  }
+  const text = error.code === "offline" ? t("game.offline") : error.message || t("hearts.err.generic");
+  if (!opened) {
+    root.setAttribute("aria-busy", "false");
+    el.status.textContent = "";
+    showError(text);
+    const link = document.createElement("a");
+    link.href = "/hearts";
+    link.textContent = ` ${t("hearts.new_table")}`;
+    if (error.code !== "offline") el.error.append(link);
+  } else say(text);
+}
+
+function tapCard(card) {
+  const code = card.dataset.card;
+  focusCard = code;
+  const view = state.view;
+  if (view.phase === "pass" && view.must_pass) {
+    if (selected.has(code)) selected.delete(code);
+    else if (selected.size < view.rules.pass_count) selected.add(code);
+    else {
+      say(t("hearts.reason.pass_full", { n: view.rules.pass_count }));
+      return;
+    }
+    card.classList.toggle("selected", selected.has(code));
+    card.setAttribute("aria-pressed", String(selected.has(code)));
+    el.reason.hidden = true;
+    updatePassButton();
+    return;
+  }
+  if (view.phase !== "play" || view.to_play !== view.seat) {
+    say(t(view.phase === "play" ? "hearts.reason.not_your_turn" : "hearts.reason.wrong_phase"));
+    return;
+  }
+  if (!view.legal.includes(code)) {
+    const reason = (state.illegal || {})[code];
+    say(t(`hearts.reason.${reason || "must_follow_suit"}`));
+    return;
+  }
+  el.reason.hidden = true;
+  send({ type: "hearts.play", card: code });
+}
+
+el.hand.addEventListener("click", (event) => {
+  const card = event.target.closest("[data-card]");
+  if (card && state && state.view) tapCard(card);
+});
+el.hand.addEventListener("keydown", (event) => {
+  const cards = [...el.hand.querySelectorAll("[data-card]")];
+  const index = cards.indexOf(document.activeElement);
+  if (index < 0) return;
+  const moves = { ArrowLeft: -1, ArrowUp: -1, ArrowRight: 1, ArrowDown: 1 };
+  let next = null;
+  if (event.key in moves) next = (index + moves[event.key] + cards.length) % cards.length;
+  else if (event.key === "Home") next = 0;
+  else if (event.key === "End") next = cards.length - 1;
+  if (next === null) return;
+  event.preventDefault();
+  cards[index].tabIndex = -1;
+  cards[next].tabIndex = 0;
+  cards[next].focus();
+  focusCard = cards[next].dataset.card;
+});
+el.pass.addEventListener("click", () => {
+  if (selected.size === state.view.rules.pass_count) send({ type: "hearts.pass", cards: [...selected] });
+});
+el.look.addEventListener("click", () => {
+  const seat = Number(el.cover.dataset.seat);
+  const token = tokenFor(seat);
+  conn
+    .request({ type: "hearts.look", table: tableId, token })
+    .then((reply) => accept(reply, true))
+    .catch(failed);
+});
+root.addEventListener("click", (event) => {
+  const free = event.target.closest("[data-free]");
+  if (free) send({ type: "hearts.free", seat: Number(free.dataset.free) });
+  const copy = event.target.closest("[data-copy]");
+  if (copy) copyField(document.getElementById(copy.dataset.copy));
+});
+$("start").addEventListener("click", () => send({ type: "hearts.start" }));
+$("rematch").addEventListener("click", () => {
+  el.banner.hidden = true;
+  send({ type: "hearts.rematch" });
+});
+$("banner-close").addEventListener("click", () => {
+  el.banner.hidden = true;
+});
+
+async function copyField(input) {
+  const done = el.lobby.querySelector("[data-copied]");
+  try {
+    await navigator.clipboard.writeText(input.value);
+  } catch {
+    input.select(); // no clipboard permission: leave it selected for the person to copy
+  }
+  done.textContent = t("hearts.lobby.copied");
+}
+
+el.four.checked = fourColour();
+document.body.classList.toggle("four-colour", el.four.checked);
+el.four.addEventListener("change", () => {
+  saveFourColour(el.four.checked);
+  document.body.classList.toggle("four-colour", el.four.checked);
+});
