@@ -80,6 +80,9 @@ class Seat:
         reply = self.ask("hearts.open", table=table, tokens=tokens, **fields)
         if reply["type"] == "hearts.state":
             self.table = table
+            if reply["you"] and self.seat not in reply["you"]:
+                self.seat = reply["you"][0]
+                self.token = tokens[0]
         return reply
 
     def until(self, done: Callable[[dict[str, Any]], bool], limit: int = 5000) -> dict[str, Any]:
@@ -124,24 +127,37 @@ class Seat:
 
 
 def play_until_over(seats: list[Seat], *, hands: int | None = None) -> None:
-    """Every person plays their first legal card until the match (or ``hands`` hands) ends."""
+    """Every person plays their first legal card until the match (or ``hands`` hands) ends.
+
+    The first seat's socket is the referee: it hears every change, so it tells who must act
+    next; that person then waits for their own state saying so (their socket hears it too).
+    """
 
     def finished(state: dict[str, Any]) -> bool:
         if state.get("over") is not None:
             return True
         return hands is not None and len(state["sheet"]["hands"]) >= hands
 
+    referee = seats[0]
+    reached = referee.version if referee.state else 0
     while True:
-        for person in seats:
-            if finished(person.state):
-                continue
-            state = person.until(lambda s, p=person: finished(s) or p.my_turn(s))
-            if finished(state):
-                continue
-            reply = person.act()
-            assert reply["type"] == "hearts.state", reply
-        if all(finished(p.state) for p in seats):
-            return
+        def next_turn(s: dict[str, Any], reached: int = reached) -> bool:
+            return s["table"]["version"] >= reached and (
+                finished(s) or any(p.seat in s["awaiting"] for p in seats)
+            )
+
+        state = referee.until(next_turn)
+        if finished(state):
+            break
+        person = next(p for p in seats if p.seat in state["awaiting"])
+        mine = person.until(lambda s: finished(s) or person.my_turn(s))  # noqa: B023
+        if finished(mine):
+            continue
+        reply = person.act()
+        assert reply["type"] == "hearts.state", reply
+        reached = reply["table"]["version"]
+    for person in seats[1:]:
+        person.until(finished)
 
 
 # --- the leak check ---------------------------------------------------------------------------
@@ -224,7 +240,9 @@ def check_no_leaks(
         live = LiveTable.replay(record, seats, [])
         for frame in frames:
             state = frame.get("state") if frame.get("type") == "error" else frame
-            version = (state or {}).get("table", {}).get("version")
+            version = None
+            if isinstance(state, dict) and isinstance(state.get("table"), dict):
+                version = state["table"].get("version")
             if isinstance(version, int):
                 while live.version < version:
                     live.apply(log[live.version])

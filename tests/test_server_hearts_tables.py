@@ -137,7 +137,8 @@ def test_a_rematch_only_after_the_match_and_with_a_new_seed() -> None:
         live.apply(live.entry("action", action.to_dict(), 1))
     assert live.status == "over"
     live.apply(live.entry("rematch", {"seed": 99}, 1))
-    assert live.status == "playing" and live.match is not None and live.match.seed == 99
+    status: str = live.status
+    assert status == "playing" and live.match is not None and live.match.seed == 99
     assert live.match_no == 1
 
 

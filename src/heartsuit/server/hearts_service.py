@@ -183,6 +183,10 @@ class HeartsService:
             choices = [SeatChoice(kind="human")]
             if mode == "hotseat":
                 choices.append(SeatChoice(kind="human"))
+            elif mode == "online":
+                # every other seat open to friends; the ones still open at the start are
+                # played by computers
+                choices += [SeatChoice(kind="human")] * (players - 1)
         choices += [SeatChoice(kind="computer")] * (players - len(choices))
         if mode == "computer":
             choices[0] = SeatChoice(kind="human", name=message.name or choices[0].name)

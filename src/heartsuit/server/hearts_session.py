@@ -122,10 +122,8 @@ class HeartsSession:
             await self._push(live)
         elif isinstance(message, HeartsOpen):
             live = await service.table(message.table)
-            held = {}
-            for token in message.tokens:
-                held[service.seat_of(live, token)] = token
-            await self._sit_down(live, held, take_over=message.take_over)
+            tokens = {service.seat_of(live, token): token for token in message.tokens}
+            await self._sit_down(live, tokens, take_over=message.take_over)
             await self.link.send(await self._state(live, message.version), req)
         elif isinstance(message, HeartsInvite):
             live = await service.by_invite(message.invite)

@@ -65,9 +65,9 @@ def public_part(view: SeatView, awaiting: Collection[int]) -> dict[str, Any]:
     data = view.to_dict()
     for key in PRIVATE_FIELDS:
         data.pop(key, None)
-    tricks = data.pop("tricks")
-    data["last_trick"] = tricks[-1] if tricks else None
-    data["tricks_played"] = len(tricks)
+    data.pop("tricks")
+    data["last_trick"] = view.tricks[-1].to_dict() if view.tricks else None
+    data["tricks_played"] = len(view.tricks)
     players = view.rules.players
     passing = view.phase == "pass"
     data["passed"] = [passing and seat not in awaiting for seat in range(players)]
