@@ -11,8 +11,11 @@ from collections.abc import Callable
 from typing import Protocol
 
 from heartsuit.cards import Card
+from heartsuit.hearts.bots.easy import EasyBot
 from heartsuit.hearts.bots.heuristic import HeuristicBot
+from heartsuit.hearts.bots.levels import HARD, NORMAL, TIMED
 from heartsuit.hearts.bots.random_bot import RandomBot
+from heartsuit.hearts.bots.search import SearchBot
 from heartsuit.hearts.view import SeatView
 
 
@@ -37,6 +40,12 @@ class UnknownBot(ValueError):
 BOTS: dict[str, Callable[[int], Bot]] = {
     "random": RandomBot,
     "heuristic": HeuristicBot,
+    # levels offered to players (budgets and measured strength: docs/hearts-bots.md)
+    "easy": EasyBot,
+    "normal": lambda seed: SearchBot(seed, NORMAL),
+    "hard": lambda seed: SearchBot(seed, HARD),
+    # the benchmark's search: 0.1 CPU s per decision (its choices depend on the machine)
+    "search": lambda seed: SearchBot(seed, TIMED),
 }
 
 
