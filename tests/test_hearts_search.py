@@ -51,9 +51,9 @@ def random_position(rules: Rules, seed: int, plays: int) -> Hand:
     for _ in range(plays):
         if hand.phase is not Phase.PLAY:
             break
-        seat = hand.to_play
-        assert seat is not None
-        hand.play(seat, rnd.choice(hand.legal_plays(seat)))
+        turn = hand.to_play
+        assert turn is not None
+        hand.play(turn, rnd.choice(hand.legal_plays(turn)))
     return hand
 
 
