@@ -10,7 +10,7 @@ from heartsuit.hearts.bots.passing import PassConfig
 from heartsuit.hearts.bots.search import SearchConfig
 
 # p95 under 50 ms per decision on one core of the development machine
-NORMAL = SearchConfig(playouts=250, passing=PassConfig(playouts=400))
+NORMAL = SearchConfig(playouts=180, passing=PassConfig(playouts=300))
 # mean under 1 s, p99 under 2 s per decision
 HARD = SearchConfig(playouts=6000, passing=PassConfig(playouts=8000))
 # 0.1 CPU second per decision, whatever that buys

@@ -52,7 +52,8 @@ class SearchConfig:
     seconds: float | None = None  # CPU seconds per decision (None: only the playout budget)
     noise: float = 0.1  # chance that a guided playout player picks any legal card
     exploration: float = 0.7  # ISMCTS: UCB constant, on utilities scaled to about -1..0
-    moon_plans: bool = True  # PIMC: also judge each card with this seat shooting the moon
+    # PIMC: also judge each card with this seat shooting the moon (off: measured no better)
+    moon_plans: bool = False
     passing: PassConfig = field(default_factory=PassConfig)
 
 
