@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from heartsuit.cards import Card, Suit
-from heartsuit.hearts import Hand, Rules
+from heartsuit.hearts import Hand, Match, Rules
 from heartsuit.shuffle import Rng
 
 
@@ -67,3 +67,31 @@ def random_chooser(rng: Rng) -> Chooser:
         return legal[rng.below(len(legal))]
 
     return choose
+
+
+def random_pass(hand: Hand, seat: int, rng: Rng) -> list[Card]:
+    pool = list(hand.holdings[seat])
+    return [pool.pop(rng.below(len(pool))) for _ in range(hand.rules.pass_count)]
+
+
+def finish_match_hand(match: Match, rng: Rng, choose: Chooser | None = None) -> Hand:
+    """Play the current hand of ``match`` to its end through the match (random passes, then
+    ``choose`` or random plays); the finished hand. The match deals the next one itself."""
+    hand, number = match.hand, match.hand_number
+    choose = choose or random_chooser(rng)
+    while match.hand_number == number and not match.is_over:
+        seat = match.awaiting()[0]
+        if hand.phase == "pass":
+            match.pass_cards(seat, random_pass(hand, seat, rng))
+        else:
+            match.play(seat, choose(hand, seat, hand.legal_plays(seat)))
+    return hand
+
+
+def play_match(match: Match, rng: Rng, max_hands: int = 200) -> None:
+    """Random play until the match is over."""
+    for _ in range(max_hands):
+        finish_match_hand(match, rng)
+        if match.is_over:
+            return
+    raise AssertionError("the match did not end")

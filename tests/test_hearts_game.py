@@ -379,7 +379,7 @@ def test_an_all_cancelled_trick_is_held_over_to_the_next_winner() -> None:
         hand.play(seat, card)
     taker = hand.tricks[2]
     assert taker.winner == 2 and taker.points == 26
-    assert hand.points_taken()[2] == 26 and hand.held_over == []
+    assert hand.points_taken()[2] == 26 and hand.held_over == ()
     play_out(hand)
     assert sum(hand.points_taken()) + 2 == 52  # the kitty's A♥ K♥ are added at the end
     assert sum(hand.points()) in (52, 52 * 5, -52)

@@ -7,21 +7,7 @@ import pytest
 from heartsuit.hearts import DealError, IllegalMove, Match, PassDirection, Rules
 from heartsuit.hearts.scoring import add_hand, match_over, winners
 from heartsuit.shuffle import Rng
-from tests.hearts_helpers import play_out, random_chooser, random_passes
-
-
-def finish_hand(match: Match, rng: Rng) -> None:
-    random_passes(match.hand, rng)
-    play_out(match.hand, random_chooser(rng))
-
-
-def play_match(match: Match, rng: Rng, max_hands: int = 60) -> None:
-    for _ in range(max_hands):
-        finish_hand(match, rng)
-        if match.is_over:
-            return
-        match.next_hand()
-    raise AssertionError("the match did not end")
+from tests.hearts_helpers import finish_match_hand, play_match
 
 
 def test_exactly_100_goes_back_to_50_only_with_the_option() -> None:
@@ -54,9 +40,9 @@ def test_a_match_passes_in_the_cycle_and_carries_totals() -> None:
         assert match.hand.scores == match.scores
         directions.append(match.hand.pass_direction)
         before = match.scores
-        finish_hand(match, rng)
-        assert match.scores == add_hand(match.rules, before, match.hand.points())
-        match.next_hand()
+        done = finish_match_hand(match, rng)
+        assert match.scores == add_hand(match.rules, before, done.points())
+        assert match.hand.hand_number == number + 1  # dealt by the match itself
     L, R, A, H = (PassDirection(d) for d in ("left", "right", "across", "hold"))
     assert directions == [L, R, A, H, L]
     assert len(match.hand_points()) == 5
@@ -68,8 +54,7 @@ def test_three_player_match_cycle_has_no_across() -> None:
     seen = []
     for _ in range(4):
         seen.append(str(match.hand.pass_direction))
-        finish_hand(match, rng)
-        match.next_hand()
+        finish_match_hand(match, rng)
     assert seen == ["left", "right", "hold", "left"]
 
 
@@ -79,7 +64,7 @@ def test_the_match_ends_at_the_target_with_the_lowest_total_winning() -> None:
     assert max(match.scores) >= 30
     assert match.winners and all(match.scores[w] == min(match.scores) for w in match.winners)
     with pytest.raises(IllegalMove, match="over"):
-        match.next_hand()
+        match.play(0, match.hand.dealt[0][0])
 
 
 def test_play_on_keeps_dealing_until_one_leader() -> None:
@@ -93,20 +78,12 @@ def test_play_on_keeps_dealing_until_one_leader() -> None:
             assert not match_over(match.rules, totals)
 
 
-def test_next_hand_needs_the_current_one_finished() -> None:
-    match = Match.new(Rules(), seed=1)
-    with pytest.raises(IllegalMove, match="finish"):
-        match.next_hand()
-
-
 def test_the_match_seed_fixes_every_deal() -> None:
     a, b = Match.new(Rules(target=10_000), seed=21), Match.new(Rules(target=10_000), seed=21)
     for _ in range(3):
         assert a.hand.dealt == b.hand.dealt
-        finish_hand(a, Rng(1))
-        finish_hand(b, Rng(2))
-        a.next_hand()
-        b.next_hand()
+        finish_match_hand(a, Rng(1))
+        finish_match_hand(b, Rng(2))
     assert Match.new(Rules(), seed=22).hand.dealt != Match.new(Rules(), seed=21).hand.dealt
 
 

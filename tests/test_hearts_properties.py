@@ -16,7 +16,7 @@ from heartsuit.hearts import Hand, Match, Rules
 from heartsuit.hearts.rules import PRESET_NAMES
 from heartsuit.hearts.scoring import moon_shooter
 from heartsuit.shuffle import Rng
-from tests.hearts_helpers import random_passes
+from tests.hearts_helpers import play_match, random_passes
 
 PRESETS = [Rules.preset(name) for name in PRESET_NAMES] + [
     Rules.preset("black-maria", spade_penalties=True),
@@ -123,7 +123,7 @@ def expected_sums(rules: Rules, hand: Hand) -> set[int]:
 def test_random_hands_keep_cards_points_and_replay(rules: Rules, seed: int, choices: int) -> None:
     hand = Hand.deal(rules, seed, hand_number=choices % 4)
     play_hand(hand, Rng(choices), views=True)
-    assert hand.phase == "done" and not hand.held_over and hand.kitty_taker is not None
+    assert hand.phase == "done" and hand.held_over == () and hand.kitty_taker is not None
     points = hand.points()
     plain = rules.total_points() + (-10 if rules.jack_of_diamonds else 0)
     assert sum(points) in expected_sums(rules, hand)
@@ -141,11 +141,7 @@ def test_random_matches_end_and_replay(rules: Rules, seed: int, choices: int) ->
     short = dataclasses.replace(rules, target=60)
     match = Match.new(short, seed)
     rng = Rng(choices)
-    for _ in range(200):
-        play_hand(match.hand, rng, views=False)
-        if match.is_over:
-            break
-        match.next_hand()
+    play_match(match, rng)
     assert match.is_over and match.winners
     assert max(match.scores) >= 60 and all(match.scores[w] == min(match.scores)
                                            for w in match.winners)

@@ -36,3 +36,12 @@ def test_rules_core_imports_nothing_from_the_web_or_asyncio(path: Path) -> None:
 
 def test_the_purity_check_sees_the_cores() -> None:
     assert len(PURE_FILES) >= 5
+
+
+def test_the_table_driver_is_pure_and_reproducible() -> None:
+    # the driver runs computer turns for the site; the server decides when, it decides what,
+    # so it reads no clock, starts no thread and never uses Python's own random (DESIGN.md, 4)
+    table = SRC / "hearts" / "table.py"
+    assert table in PURE_FILES
+    clocks_and_chance = {"time", "datetime", "threading", "random", "secrets"}
+    assert not imported_modules(table) & (FORBIDDEN | clocks_and_chance)

@@ -1,24 +1,35 @@
-"""The in-process message bus: who hears a notice, and what a slow listener loses."""
+"""The message bus: who hears a notice, what a slow listener loses, and notices as data."""
 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 
-from heartsuit.server.bus import LocalBus
+import pytest
+
+from heartsuit.server.bus import LocalBus, Notice, NoticeError, notice, notice_kinds
+from heartsuit.server.players import PlayerChanged
+from heartsuit.server.solitaire_service import GameChanged
+
+
+@notice("test.counted")
+@dataclass(frozen=True, slots=True)
+class Counted(Notice):
+    n: int
 
 
 def test_listeners_of_a_channel_hear_its_notices_and_no_others() -> None:
     async def main() -> None:
         bus = LocalBus()
-        await bus.publish("player:a", {"game": "nobody listens"})
+        await bus.publish("player:a", GameChanged("a", "nobody listens", 0))
         async with (
             bus.listen("player:a") as one,
             bus.listen("player:a") as two,
             bus.listen("player:b") as other,
         ):
             assert bus.subscriber_count("player:a") == 2
-            await bus.publish("player:a", {"game": "g1"})
-            assert one.get_nowait() == {"game": "g1"} == two.get_nowait()
+            await bus.publish("player:a", GameChanged("a", "g1", 3))
+            assert one.get_nowait() == GameChanged("a", "g1", 3) == two.get_nowait()
             assert other.empty() and one.empty()
         assert bus.subscriber_count("player:a") == 0
 
@@ -30,7 +41,50 @@ def test_a_slow_listener_keeps_the_newest_notices() -> None:
         bus = LocalBus(queue_size=3)
         async with bus.listen("c") as queue:
             for n in range(5):
-                await bus.publish("c", {"n": str(n)})
-            assert [queue.get_nowait()["n"] for _ in range(3)] == ["2", "3", "4"]
+                await bus.publish("c", Counted(n))
+            kept = [queue.get_nowait() for _ in range(3)]
+            assert kept == [Counted(2), Counted(3), Counted(4)]
 
     asyncio.run(main())
+
+
+@pytest.mark.parametrize(
+    "sent", [PlayerChanged("p1"), GameChanged("p1", "g1", 7), Counted(0)], ids=repr
+)
+def test_every_notice_survives_a_trip_through_json(sent: Notice) -> None:
+    data = sent.to_dict()
+    assert data["kind"] == sent.kind and sent.kind in notice_kinds()
+    assert all(isinstance(v, str | int | bool) for v in data.values())
+    assert Notice.from_dict(data) == sent
+
+
+def test_the_site_s_notices_have_names() -> None:
+    assert {"player_changed", "solitaire.game_changed"} <= set(notice_kinds())
+    assert GameChanged("p", "g", 1).to_dict() == {
+        "kind": "solitaire.game_changed", "player": "p", "game": "g", "log_length": 1
+    }
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {},
+        {"kind": "nope"},
+        {"kind": "player_changed"},
+        {"kind": "player_changed", "player": 5},
+        {"kind": "solitaire.game_changed", "player": "p", "game": "g", "log_length": "1"},
+        {"kind": "solitaire.game_changed", "player": "p", "game": "g", "log_length": True},
+    ],
+)
+def test_a_notice_that_is_not_one_is_refused(data: dict[str, object]) -> None:
+    with pytest.raises(NoticeError):
+        Notice.from_dict(data)
+
+
+def test_a_notice_holds_only_plain_values() -> None:
+    with pytest.raises(TypeError, match="str, int or bool"):
+
+        @notice("test.bad")
+        @dataclass(frozen=True, slots=True)
+        class Bad(Notice):
+            cards: list[str]

@@ -153,13 +153,13 @@ def test_a_restarted_server_continues_every_game_exactly(tmp_path: Path) -> None
         for tap in taps:
             peer.tap(game_id, tap)
         before = peer.ask("solitaire.undo", game=game_id)["game"]
-        service: SolitaireService = first.client.app.state.service  # type: ignore[attr-defined]
+        service: SolitaireService = first.client.app.state.solitaire  # type: ignore[attr-defined]
         played = first.client.portal.call(service.game_of, player, game_id)  # type: ignore[union-attr]
         snapshot = played.live.game.to_dict()
         clock_at = first.clock.now
     with running_site(db, clock=FakeClock(start=clock_at)) as second, second.peer(player) as peer:
         resumed = peer.ask("solitaire.resume")["game"]
-        service = second.client.app.state.service  # type: ignore[attr-defined]
+        service = second.client.app.state.solitaire  # type: ignore[attr-defined]
         replayed = second.client.portal.call(  # type: ignore[union-attr]
             service.game_of, player, game_id
         ).live.game

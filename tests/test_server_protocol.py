@@ -11,21 +11,29 @@ from hypothesis import strategies as st
 
 from heartsuit.server import messages
 from heartsuit.server.protocol import (
-    CLIENT_TYPES,
+    COMMON_MESSAGES,
     ErrorCode,
     ErrorReply,
     Hello,
     LangReply,
+    MessageParser,
     ProtocolError,
+    decode_frame,
+    encode,
+    request_id,
+)
+from heartsuit.server.solitaire_protocol import (
+    MESSAGES,
     SettingsUpdate,
     SolitaireNew,
     SolitaireTap,
-    decode_frame,
-    encode,
-    parse_client,
-    request_id,
 )
 from heartsuit.solitaire.codes import CodeProblem
+
+#: the site's messages today: the common ones and Heart to Heart's
+PARSER = MessageParser([*COMMON_MESSAGES, *MESSAGES])
+parse_client = PARSER.parse
+CLIENT_TYPES = PARSER.types
 
 
 def code_of(call: Callable[[], object]) -> ErrorCode:

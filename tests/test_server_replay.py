@@ -14,10 +14,13 @@ from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from heartsuit.server.app import create_app
+from heartsuit.server.db import Database
+from heartsuit.server.players import PlayerService
+from heartsuit.server.players_store import SqlPlayersStore
 from heartsuit.server.protocol import ProtocolError
 from heartsuit.server.settings import Settings, sqlite_url
 from heartsuit.server.solitaire_service import SolitaireService
-from heartsuit.server.store import GameRecord, MoveRecord, SqlStore
+from heartsuit.server.solitaire_store import GameRecord, MoveRecord, SqlSolitaireStore
 from tests.server_support import FakeClock, Peer, comparable, logged_actions
 
 #: taps weighted towards the cards that are free early, so that games get somewhere
@@ -42,12 +45,13 @@ def test_replaying_the_log_rebuilds_the_same_game(
     code = f"HH1-N-AAAAA{chr(65 + number // 26)}{chr(65 + number % 26)}"
 
     async def main() -> None:
-        store = SqlStore(sqlite_url(tmp_path / f"replay-{number}-{len(plays)}.sqlite3"))
-        await store.open()
+        db = Database(sqlite_url(tmp_path / f"replay-{number}-{len(plays)}.sqlite3"))
+        await db.open()
+        store, players = SqlSolitaireStore(db), PlayerService(SqlPlayersStore(db))
         try:
             clock = FakeClock()
-            service = SolitaireService(store, clock=clock)
-            player = (await service.hello(None)).id
+            service = SolitaireService(store, players, clock=clock)
+            player = (await players.hello(None)).id
             live = (await service.new_game(player, code)).live
             for action in plays:
                 try:
@@ -57,19 +61,19 @@ def test_replaying_the_log_rebuilds_the_same_game(
                         await service.tap(player, live.record.id, action)
                 except ProtocolError:
                     pass  # a finished game refuses; that must change nothing either
-            fresh = SolitaireService(store, clock=FakeClock(clock.now))
+            fresh = SolitaireService(store, players, clock=FakeClock(clock.now))
             again = (await fresh.game_of(player, live.record.id)).live
             assert without_clock(again.game.to_dict()) == without_clock(live.game.to_dict())
             now = clock.now / 1000 + 5
             assert again.game.elapsed(now) == pytest.approx(live.game.elapsed(now))
             assert again.record == live.record
         finally:
-            await store.close()
+            await db.close()
 
     asyncio.run(main())
 
 
-class FailingOnce(SqlStore):
+class FailingOnce(SqlSolitaireStore):
     """A store whose next move-log write fails, as a full disk or a lost database would."""
 
     fail_next = False
@@ -85,8 +89,14 @@ def test_a_failed_log_write_closes_the_socket_and_the_log_stays_the_truth(
     tmp_path: Path,
 ) -> None:
     db = tmp_path / "site.sqlite3"
-    store = FailingOnce(sqlite_url(db))
-    app = create_app(Settings(database_url=sqlite_url(db)), store=store, clock=FakeClock())
+    database = Database(sqlite_url(db))
+    store = FailingOnce(database)
+    app = create_app(
+        Settings(database_url=sqlite_url(db)),
+        database=database,
+        solitaire_store=store,
+        clock=FakeClock(),
+    )
     with TestClient(app) as client:
         with client.websocket_connect("/ws") as socket:
             peer = Peer(socket)

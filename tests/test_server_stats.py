@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from heartsuit.server.solitaire_stats import player_stats
-from heartsuit.server.store import GameRecord, GameStatus
+from heartsuit.server.solitaire_store import GameRecord, GameStatus
 
 W, L, D, P = GameStatus.WON, GameStatus.ABANDONED, GameStatus.DEAD_END, GameStatus.PLAYING
 

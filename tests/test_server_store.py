@@ -1,7 +1,9 @@
-"""The store: players, games, the append-only move log and the deal cache, on SQLite and
-(when ``HEARTSUIT_TEST_POSTGRES`` holds a ``postgresql+asyncpg://`` URL) on PostgreSQL.
+"""The stores: players and their preferences per game, solitaire games, the append-only move
+log and the deal cache, on SQLite and (when ``HEARTSUIT_TEST_POSTGRES`` holds a
+``postgresql+asyncpg://`` URL) on PostgreSQL.
 
-The same checks run on both, through the :class:`Store` interface only.
+The same checks run on both, through the :class:`PlayersStore` and :class:`SolitaireStore`
+interfaces only.
 """
 
 from __future__ import annotations
@@ -10,36 +12,44 @@ import asyncio
 import os
 import secrets
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from heartsuit.server.db import Database, MoveConflict, StoreError
+from heartsuit.server.players_store import PlayerRecord, PlayersStore, SqlPlayersStore
 from heartsuit.server.settings import sqlite_url
-from heartsuit.server.store import (
+from heartsuit.server.solitaire_store import (
     DealAnalysis,
     GameRecord,
     GameStatus,
-    MoveConflict,
     MoveRecord,
-    PlayerRecord,
-    Preferences,
-    SqlStore,
-    Store,
-    StoreError,
+    SolitaireStore,
+    SqlSolitaireStore,
 )
 
-Check = Callable[[Store], Awaitable[None]]
+
+@dataclass(frozen=True)
+class Stores:
+    """The stores of one database, as the services see them."""
+
+    players: PlayersStore
+    solitaire: SolitaireStore
+
+
+Check = Callable[[Stores], Awaitable[None]]
 POSTGRES_URL = os.environ.get("HEARTSUIT_TEST_POSTGRES", "")
 
 
 def run_on(url: str, check: Check) -> None:
     async def main() -> None:
-        store = SqlStore(url)
-        await store.open()
+        db = Database(url)
+        await db.open()
         try:
-            await check(store)
+            await check(Stores(SqlPlayersStore(db), SqlSolitaireStore(db)))
         finally:
-            await store.close()
+            await db.close()
 
     asyncio.run(main())
 
@@ -49,19 +59,24 @@ def fresh(prefix: str) -> str:
     return f"{prefix}-{secrets.token_hex(8)}"
 
 
-async def players_keep_their_preferences(store: Store) -> None:
+async def players_keep_their_preferences_per_game(stores: Stores) -> None:
+    store = stores.players
     pid = fresh("player")
     assert await store.get_player(pid) is None
-    await store.create_player(PlayerRecord(pid, 5, Preferences()))
-    assert await store.get_player(pid) == PlayerRecord(pid, 5, Preferences(False, True, False))
-    await store.save_preferences(pid, Preferences(True, False, True))
-    found = await store.get_player(pid)
-    assert found is not None and found.preferences == Preferences(True, False, True)
+    await store.create_player(PlayerRecord(pid, 5))
+    assert await store.get_player(pid) == PlayerRecord(pid, 5)
+    assert await store.preferences(pid, "solitaire") is None
+    await store.save_preferences(pid, "solitaire", '{"move_errors":true}')
+    await store.save_preferences(pid, "hearts", '{"speed":"fast"}')
+    await store.save_preferences(pid, "solitaire", '{"move_errors":false}')
+    assert await store.preferences(pid, "solitaire") == '{"move_errors":false}'
+    assert await store.preferences(pid, "hearts") == '{"speed":"fast"}'
 
 
-async def a_new_game_abandons_the_open_ones(store: Store) -> None:
+async def a_new_game_abandons_the_open_ones(stores: Stores) -> None:
+    store = stores.solitaire
     pid = fresh("player")
-    await store.create_player(PlayerRecord(pid, 0, Preferences()))
+    await stores.players.create_player(PlayerRecord(pid, 0))
     first = GameRecord(fresh("g"), pid, "HH1-N-AAAAAAM", 100)
     assert await store.start_game(first, 100) == []
     assert await store.open_game(pid) == first
@@ -73,9 +88,10 @@ async def a_new_game_abandons_the_open_ones(store: Store) -> None:
     assert [g.id for g in await store.player_games(pid)] == [first.id, second.id]
 
 
-async def the_log_and_its_summary_move_together(store: Store) -> None:
+async def the_log_and_its_summary_move_together(stores: Stores) -> None:
+    store = stores.solitaire
     pid = fresh("player")
-    await store.create_player(PlayerRecord(pid, 0, Preferences()))
+    await stores.players.create_player(PlayerRecord(pid, 0))
     game = GameRecord(fresh("g"), pid, "HH1-N-AAAAAAM", 100)
     await store.start_game(game, 100)
     after_one = GameRecord(game.id, pid, game.code, 100, moves=1, log_length=1)
@@ -99,7 +115,8 @@ async def the_log_and_its_summary_move_together(store: Store) -> None:
         await store.append_move(MoveRecord(game.id, 2, "undo", 200), stale)
 
 
-async def deal_verdicts_are_cached_once(store: Store) -> None:
+async def deal_verdicts_are_cached_once(stores: Stores) -> None:
+    store = stores.solitaire
     code = f"HH1-N-{secrets.choice('ABC')}{secrets.token_hex(3).upper()}"
     assert await store.deal_analysis(code) is None
     await store.save_deal_analysis(DealAnalysis(code, True, 70))
@@ -108,7 +125,7 @@ async def deal_verdicts_are_cached_once(store: Store) -> None:
 
 
 CHECKS: list[Check] = [
-    players_keep_their_preferences,
+    players_keep_their_preferences_per_game,
     a_new_game_abandons_the_open_ones,
     the_log_and_its_summary_move_together,
     deal_verdicts_are_cached_once,
@@ -131,19 +148,20 @@ def test_the_tables_survive_reopening(tmp_path: Path) -> None:
     url = sqlite_url(tmp_path / "store.sqlite3")
     pid = fresh("player")
 
-    async def write(store: Store) -> None:
-        await store.create_player(PlayerRecord(pid, 1, Preferences(True, True, True)))
+    async def write(stores: Stores) -> None:
+        await stores.players.create_player(PlayerRecord(pid, 1))
+        await stores.players.save_preferences(pid, "solitaire", "{}")
 
-    async def read(store: Store) -> None:
-        found = await store.get_player(pid)
-        assert found is not None and found.preferences == Preferences(True, True, True)
+    async def read(stores: Stores) -> None:
+        assert await stores.players.get_player(pid) == PlayerRecord(pid, 1)
+        assert await stores.players.preferences(pid, "solitaire") == "{}"
 
     run_on(url, write)
     run_on(url, read)
 
 
 def test_a_closed_store_says_so() -> None:
-    store = SqlStore(sqlite_url("unused.sqlite3"))
+    store = SqlPlayersStore(Database(sqlite_url("unused.sqlite3")))
     with pytest.raises(StoreError, match="not open"):
         asyncio.run(store.get_player("x"))
 

@@ -1,9 +1,11 @@
 """`heartsuit hearts play`: a match of Hearts in the terminal, you against computer players.
 
 Line based (reads stdin, writes stdout) so that a test can drive it. You sit in seat 0; the
-computer players are :class:`heartsuit.hearts.bots.HeuristicBot` (or any :class:`Player`
-given) and see only their :class:`~heartsuit.hearts.view.SeatView`, like you. The suggestion
-in brackets at each prompt is what a HeuristicBot would do in your seat.
+other seats are computers at a difficulty level (default ``"normal"``), played by the same
+table driver as the site (:func:`heartsuit.hearts.table.advance`), so they see only their
+:class:`~heartsuit.hearts.view.SeatView`, like you, and choose the same way for the same match.
+What is printed comes from the events the engine returns and from views; the suggestion in
+brackets at each prompt is what a ``"normal"`` computer would do in your seat.
 """
 
 from __future__ import annotations
@@ -12,15 +14,18 @@ import argparse
 import secrets
 import sys
 from collections.abc import Sequence
-from typing import Any, Protocol, TextIO
+from typing import Any, TextIO
 
 from heartsuit.cards import Card, Suit
 from heartsuit.hearts import IllegalMove, Match, Reason, Rules, RulesError, SeatView
-from heartsuit.hearts.bots import HeuristicBot
+from heartsuit.hearts.actions import Action, Pass, Play
 from heartsuit.hearts.codes import SEED_COUNT, format_code, parse_code
+from heartsuit.hearts.events import Event, HandDealt, HandDone, PassesExchanged, Played, TrickDone
 from heartsuit.hearts.rules import PRESET_NAMES
+from heartsuit.hearts.table import BotFactory, SeatPlayer, advance, computer_action, make_computer
 
 YOU = 0
+LEVEL = "normal"
 HELP = (
     "Type cards by their number in the list or as text (QS, 10H, 2C); several for a pass, "
     "separated by spaces. An empty line takes the suggestion in brackets; x marks a card you "
@@ -28,23 +33,16 @@ HELP = (
 )
 
 
-class Player(Protocol):
-    def choose_pass(self, view: SeatView) -> tuple[Card, ...]: ...
-
-    def choose_play(self, view: SeatView) -> Card: ...
-
-
-def computer_player(seat: int) -> Player:
-    """The computer player for ``seat`` (a different seed per seat)."""
-    return HeuristicBot(seed=seat)
-
-
 class Quit(Exception):
     """The person typed 'q' or the input ended."""
 
 
 class Terminal:
-    """One match at the terminal; :meth:`run` returns the exit code."""
+    """One match at the terminal; :meth:`run` returns the exit code.
+
+    ``bots`` builds the computer players (and your suggestions) from a level name and a seed;
+    a test can give its own.
+    """
 
     def __init__(
         self,
@@ -52,14 +50,18 @@ class Terminal:
         seed: int,
         stdin: TextIO,
         stdout: TextIO,
-        computers: Sequence[Player] | None = None,
+        *,
+        level: str = LEVEL,
+        bots: BotFactory = make_computer,
     ) -> None:
         self.match = Match.new(rules, seed)
         self.stdin, self.stdout = stdin, stdout
-        players = rules.players
-        self.computers = list(computers or [computer_player(seat) for seat in range(players)])
-        # your suggestions, and the stand-in when a given computer player chooses illegally
-        self.advice = HeuristicBot()
+        self.players = [
+            SeatPlayer.human() if seat == YOU else SeatPlayer.computer(level)
+            for seat in range(rules.players)
+        ]
+        self.level, self.bots = level, bots
+        self.key = f"terminal/{seed}"  # the computers' choices replay with the match seed
 
     def say(self, text: str = "") -> None:
         print(text, file=self.stdout)
@@ -84,12 +86,17 @@ class Terminal:
         rules = self.match.rules
         self.say(f"Hearts: {rules.players} players, {rules.hand_size()} cards each, "
                  f"match to {rules.target}. You are seat {YOU}. {HELP}")
+        self.announce_hand()
         try:
             while True:
-                self.play_hand()
+                for _, events in advance(self.match, self.players, self.key, bots=self.bots):
+                    self.report(events)
                 if self.match.is_over:
                     break
-                self.match.next_hand()
+                if self.match.view(YOU).must_pass:
+                    self.your_pass()
+                else:
+                    self.your_play()
         except Quit:
             self.say("\nGoodbye.")
             return 0
@@ -100,70 +107,87 @@ class Terminal:
     def scores_text(self) -> str:
         return ", ".join(f"{self.name(s)} {t}" for s, t in enumerate(self.match.scores))
 
-    def play_hand(self) -> None:
-        hand = self.match.hand
-        view = hand.view(YOU)
+    def announce_hand(self) -> None:
+        view = self.match.view(YOU)
         passing = "no pass" if view.pass_direction == "hold" else f"pass {view.pass_direction}"
-        self.say(f"\n=== Hand {hand.hand_number + 1} — {passing}. Scores: {self.scores_text()}")
-        if hand.phase == "pass":
-            self.pass_phase()
-        while hand.to_play is not None:
-            seat = hand.to_play
-            if seat == YOU:
-                self.your_play()
-            else:
-                self.computer_play(seat)
-            if hand.trick is None or not hand.trick.plays:
-                self.report_trick()
-        points = hand.points()
-        self.say("Hand over. Points: "
-                 + ", ".join(f"{self.name(s)} {p}" for s, p in enumerate(points)))
-        if hand.kitty:
-            self.say(f"The kitty was {cards_text(hand.kitty)}.")
+        self.say(f"\n=== Hand {view.hand_number + 1} — {passing}. Scores: {self.scores_text()}")
 
-    def pass_phase(self) -> None:
-        hand = self.match.hand
-        for seat in range(hand.rules.players):
-            if seat != YOU:
-                choice = self.computers[seat].choose_pass(hand.view(seat))
-                if hand.why_pass_illegal(seat, choice) is not None:
-                    choice = self.advice.choose_pass(hand.view(seat))
-                hand.pass_cards(seat, choice)
-        view = hand.view(YOU)
-        target = hand.rules.pass_target(YOU, view.pass_direction)
+    def report(self, events: Sequence[Event]) -> None:
+        """Print what happened, from the engine's events (and the finished hand's view)."""
+        for event in events:
+            if isinstance(event, Played) and event.seat != YOU:
+                self.say(f"{self.name(event.seat)} plays {event.card}.")
+            elif isinstance(event, PassesExchanged):
+                view = self.match.view(YOU)
+                self.say(f"You passed {cards_text(view.passed)} and received "
+                         f"{cards_text(view.received)}.")
+            elif isinstance(event, TrickDone):
+                self.report_trick(event)
+            elif isinstance(event, HandDone):
+                self.say("Hand over. Points: "
+                         + ", ".join(f"{self.name(s)} {p}" for s, p in enumerate(event.points)))
+                if event.shooter is not None:
+                    self.say(f"{self.name(event.shooter)} shot the moon!")
+                kitty = self.match.hands[event.hand_number].view(YOU).kitty
+                if kitty:
+                    self.say(f"The kitty was {cards_text(kitty)}.")
+            elif isinstance(event, HandDealt):
+                self.announce_hand()
+
+    def report_trick(self, trick: TrickDone) -> None:
+        if trick.cancelled:
+            cancelled = [trick.plays[i][1] for i in trick.cancelled]
+            self.say(f"Cancelled (identical cards): {cards_text(cancelled)}.")
+        if trick.winner is None:
+            self.say("Every card cancelled: the trick is held over.")
+        else:
+            verb = "take" if trick.winner == YOU else "takes"
+            unit = "point" if abs(trick.points) == 1 else "points"
+            self.say(f"{self.name(trick.winner)} {verb} the trick ({trick.points} {unit}).")
+
+    def act(self, action: Action) -> None:
+        self.report(self.match.apply(action))
+
+    def suggestion(self) -> Action:
+        return computer_action(self.match, YOU, self.level, self.key, bots=self.bots)
+
+    def your_pass(self) -> None:
+        view = self.match.view(YOU)
+        target = view.rules.pass_target(YOU, view.pass_direction)
         self.show_hand(view)
-        suggestion = self.advice.choose_pass(view)
+        suggested = self.suggestion()
+        assert isinstance(suggested, Pass)
+        chosen: list[Card] = []
         while True:
             text = self.ask(f"Pass {view.rules.pass_count} cards to {self.name(target)} "
-                            f"[{cards_text(suggestion)}]: ")
+                            f"[{cards_text(suggested.cards)}]: ")
             try:
-                chosen = parse_cards(text, view.hand) if text else list(suggestion)
-                hand.pass_cards(YOU, chosen)
-                break
+                chosen = parse_cards(text, view.hand) if text else list(suggested.cards)
+                self.act(Pass(YOU, tuple(chosen)))
+                return
             except IllegalMove as refused:
                 self.say(self.refusal(refused, chosen, view))
             except ValueError as bad:
                 self.say(f"{bad}")
-        self.say(f"You passed {cards_text(hand.view(YOU).passed)} and received "
-                 f"{cards_text(hand.view(YOU).received)}.")
 
     def your_play(self) -> None:
-        hand = self.match.hand
-        view = hand.view(YOU)
+        view = self.match.view(YOU)
         if view.trick and view.trick.plays:
             self.say("Trick so far: " + ", ".join(
                 f"{self.name(s)} {c}" for s, c in view.trick.plays))
         else:
             self.say("You lead." + ("" if view.hearts_broken else " Hearts are not broken."))
         self.show_hand(view)
-        suggestion = self.advice.choose_play(view)
+        suggested = self.suggestion()
+        assert isinstance(suggested, Play)
+        chosen: list[Card] = []
         while True:
-            text = self.ask(f"Your card [{suggestion}]: ")
+            text = self.ask(f"Your card [{suggested.card}]: ")
             try:
-                chosen = parse_cards(text, view.hand) if text else [suggestion]
+                chosen = parse_cards(text, view.hand) if text else [suggested.card]
                 if len(chosen) != 1:
                     raise ValueError("play one card")
-                hand.play(YOU, chosen[0])
+                self.act(Play(YOU, chosen[0]))
                 return
             except IllegalMove as refused:
                 self.say(self.refusal(refused, chosen, view))
@@ -177,27 +201,6 @@ class Terminal:
             missing = [card for card in chosen if card not in view.hand]
             return f"Not allowed: you do not hold {cards_text(missing)}."
         return f"Not allowed: {refused}."
-
-    def computer_play(self, seat: int) -> None:
-        hand = self.match.hand
-        view = hand.view(seat)
-        card = self.computers[seat].choose_play(view)
-        if card not in view.legal:
-            card = self.advice.choose_play(view)
-        hand.play(seat, card)
-        self.say(f"{self.name(seat)} plays {card}.")
-
-    def report_trick(self) -> None:
-        trick = self.match.hand.tricks[-1]
-        if trick.cancelled:
-            cancelled = [trick.plays[i][1] for i in trick.cancelled]
-            self.say(f"Cancelled (identical cards): {cards_text(cancelled)}.")
-        if trick.winner is None:
-            self.say("Every card cancelled: the trick is held over.")
-        else:
-            verb = "take" if trick.winner == YOU else "takes"
-            unit = "point" if abs(trick.points) == 1 else "points"
-            self.say(f"{self.name(trick.winner)} {verb} the trick ({trick.points} {unit}).")
 
     def show_hand(self, view: SeatView) -> None:
         number = 0

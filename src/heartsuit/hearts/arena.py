@@ -6,8 +6,10 @@ name's points are averaged over the rotations (and over its seats when a name is
 than once) to one number per deal; the mean of those per-deal numbers and a 95% confidence
 interval over deals (normal approximation, ``1.96 · sd / √deals``) are the result.
 
-Every hand is driven through the real engine (:class:`~heartsuit.hearts.game.Hand`), and each
-bot receives only its seat's view. Deal ``k`` is hand ``k`` of the match seeded ``seed``
+Every hand is driven through the real engine (:class:`~heartsuit.hearts.game.Hand`) by the
+same driver as every table (:func:`heartsuit.hearts.table.advance`), so each bot receives only
+its seat's view and each decision is a fresh bot seeded from the deal, rotation, version and
+seat. Deal ``k`` is hand ``k`` of the match seeded ``seed``
 (:func:`~heartsuit.hearts.game.deal_seed`), so it passes in that hand's direction of the cycle.
 """
 
@@ -21,9 +23,9 @@ from statistics import fmean, stdev
 from tqdm import tqdm
 
 from heartsuit.hearts.bots import Bot, make_bot
-from heartsuit.hearts.game import Hand, Phase
+from heartsuit.hearts.game import Hand
 from heartsuit.hearts.rules import Rules
-from heartsuit.shuffle import derive_seed
+from heartsuit.hearts.table import BotFactory, SeatPlayer, advance
 
 Z95 = 1.96  # two-sided 95% normal quantile; deals are many, so the t correction is negligible
 
@@ -106,16 +108,18 @@ def _score(name: str, seats: int, values: list[float]) -> BotScore:
     return BotScore(name, seats, fmean(values), half)
 
 
-def play_hand(rules: Rules, seed: int, hand_number: int, bots: Sequence[Bot]) -> tuple[int, ...]:
-    """One hand through the engine, bot ``i`` in seat ``i``; each seat's points."""
+def play_hand(
+    rules: Rules,
+    seed: int,
+    hand_number: int,
+    names: Sequence[str],
+    key: str,
+    factory: BotFactory = make_bot,
+) -> tuple[int, ...]:
+    """One hand through the engine and the table driver, bot ``names[i]`` (built by
+    ``factory``) in seat ``i``, decisions seeded under ``key``; each seat's points."""
     hand = Hand.deal(rules, seed, hand_number=hand_number)
-    if hand.phase is Phase.PASS:
-        for seat, bot in enumerate(bots):
-            hand.pass_cards(seat, bot.choose_pass(hand.view(seat)))
-    while hand.phase is Phase.PLAY:
-        turn = hand.to_play
-        assert turn is not None
-        hand.play(turn, bots[turn].choose_play(hand.view(turn)))
+    advance(hand, [SeatPlayer.computer(name) for name in names], key, bots=factory)
     return hand.points()
 
 
@@ -145,11 +149,9 @@ def run_arena(
     for deal in tqdm(range(deals), desc="deals", unit="deal", disable=not progress):
         totals = dict.fromkeys(distinct, 0.0)
         for rotation in range(n):
-            # seat s holds the bot listed (s - rotation) % n, seeded per deal, rotation and slot
-            slots = [(s - rotation) % n for s in range(n)]
-            label = f"arena/{seed}/{deal}/{rotation}"
-            seats = [factory(names[k], derive_seed(label, k)) for k in slots]
-            points = play_hand(rules, seed, deal, seats)
+            # seat s holds the bot listed (s - rotation) % n; seeds differ per deal and rotation
+            seats = [names[(s - rotation) % n] for s in range(n)]
+            points = play_hand(rules, seed, deal, seats, f"arena/{seed}/{deal}/{rotation}", factory)
             for slot, name in enumerate(names):
                 totals[name] += points[(slot + rotation) % n]
         per_deal.append(tuple(totals[d] / (n * names.count(d)) for d in distinct))

@@ -1,27 +1,55 @@
 """A match of Hearts: hands in sequence until someone reaches the target.
 
-A match is its rules, its seed and the actions of each hand. Hand ``k`` is dealt from the seed
-with :func:`heartsuit.hearts.game.deal_seed` and passes in the direction
-``rules.pass_direction(k)``; so ``(rules, seed)`` is a game code that replays the same deals,
-and :meth:`Match.to_dict` / :meth:`Match.from_dict` store and replay a whole match.
+A match is its rules, its seed and its actions. Hand ``k`` is dealt from the seed with
+:func:`heartsuit.hearts.game.deal_seed` and passes in the direction ``rules.pass_direction(k)``;
+so ``(rules, seed)`` is a game code that replays the same deals, and the flat list of actions
+replays the play (:meth:`Match.from_actions`, :meth:`Match.to_dict` / :meth:`Match.from_dict`).
 
-Totals come from finished hands only. After a hand finishes, :meth:`Match.next_hand` deals the
-next one (the finished hand stays readable as ``match.hand`` until then).
+Every action goes through :meth:`Match.apply`, which counts it (:attr:`Match.version`) and, when
+it ends a hand and the match goes on, deals the next hand at once (events ``HandDone`` then
+``HandDealt``). So :meth:`Match.awaiting` names the seats that must act at every moment and is
+empty only once the match is over; finished hands stay readable in :attr:`Match.hands` and
+:meth:`Match.score_sheet`. A hand of a match refuses actions given to it directly, so the count
+and the dealing can never be skipped.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from heartsuit.cards import Card
+from heartsuit.hearts.actions import Action, Pass, Play, action_from_dict, action_from_stored
 from heartsuit.hearts.codes import parse_code
+from heartsuit.hearts.events import Event, HandDealt, MatchOver
 from heartsuit.hearts.game import DealError, Hand, IllegalMove, Phase, Reason
-from heartsuit.hearts.rules import Rules
+from heartsuit.hearts.rules import PassDirection, Rules
 from heartsuit.hearts.scoring import add_hand, match_over, winners
 from heartsuit.hearts.view import SeatView
 
-FORMAT_VERSION = 1
+# 2: one flat list of typed actions; 1 (still read): a list of format-1 actions per hand
+FORMAT_VERSION = 2
+
+
+@dataclass(frozen=True, slots=True)
+class HandScore:
+    """One finished hand's line on the score sheet."""
+
+    hand_number: int
+    pass_direction: PassDirection
+    points: tuple[int, ...]  # this hand's points per seat, moon and bonuses applied
+    totals: tuple[int, ...]  # running totals after this hand (exactly-100 reset applied)
+    shooter: int | None  # the seat that shot the moon, if one did
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "hand_number": self.hand_number,
+            "pass_direction": str(self.pass_direction),
+            "points": list(self.points),
+            "totals": list(self.totals),
+            "shooter": self.shooter,
+        }
 
 
 class Match:
@@ -32,8 +60,9 @@ class Match:
             raise DealError(f"a match seed is a non-negative whole number, not {seed!r}")
         self.rules = rules
         self.seed = seed
-        self.hands: list[Hand] = []
+        self._hands: list[Hand] = []
         self._totals_before: list[tuple[int, ...]] = []
+        self._version = 0
         self._deal(0, (0,) * rules.players)
 
     @classmethod
@@ -49,20 +78,55 @@ class Match:
         parsed = parse_code(code)
         return cls(parsed.rules(**overrides), parsed.seed)
 
-    def _deal(self, number: int, scores: tuple[int, ...]) -> None:
-        self.hands.append(Hand.deal(self.rules, self.seed, hand_number=number, scores=scores))
+    @classmethod
+    def from_actions(
+        cls, rules: Rules, seed: int, actions: Iterable[Action | Mapping[str, Any]]
+    ) -> Match:
+        """Replay a match from its actions in order (typed, or their dicts as a server's log
+        holds them). A malformed dict raises ActionError, a refused action IllegalMove; the
+        error's note says which action it was."""
+        match = cls(rules, seed)
+        for index, action in enumerate(actions):
+            try:
+                match.apply(action if isinstance(action, Pass | Play) else action_from_dict(action))
+            except ValueError as exc:
+                exc.add_note(f"action {index} of the replay: {action!r}")
+                raise
+        return match
+
+    def _deal(self, number: int, scores: tuple[int, ...]) -> Hand:
+        hand = Hand.deal(self.rules, self.seed, hand_number=number, scores=scores)
+        hand._in_match = True  # the match counts its actions and deals on: no direct play
+        self._hands.append(hand)
         self._totals_before.append(scores)
+        return hand
 
     # --- state -----------------------------------------------------------------------------
 
     @property
+    def hands(self) -> tuple[Hand, ...]:
+        """Every hand dealt so far: the finished ones, then the current one."""
+        return tuple(self._hands)
+
+    @property
     def hand(self) -> Hand:
-        """The current hand (the last one dealt; it may be finished)."""
-        return self.hands[-1]
+        """The current hand (finished only once the match is over)."""
+        return self._hands[-1]
 
     @property
     def hand_number(self) -> int:
-        return len(self.hands) - 1
+        return len(self._hands) - 1
+
+    @property
+    def version(self) -> int:
+        """How many actions the whole match has accepted (0 at the start): a client names the
+        version it saw, and a computer's choice is seeded with it."""
+        return self._version
+
+    @property
+    def actions(self) -> tuple[Action, ...]:
+        """Every accepted action in order; :meth:`from_actions` replays them."""
+        return tuple(a for hand in self._hands for a in hand.actions)
 
     @property
     def scores(self) -> tuple[int, ...]:
@@ -74,7 +138,21 @@ class Match:
 
     def hand_points(self) -> list[tuple[int, ...]]:
         """Points of each finished hand, in order."""
-        return [h.points() for h in self.hands if h.phase is Phase.DONE]
+        return [h.points() for h in self._hands if h.phase is Phase.DONE]
+
+    def score_sheet(self) -> tuple[HandScore, ...]:
+        """One line per finished hand: its points, the running totals and the moon shooter."""
+        sheet = []
+        for hand, before in zip(self._hands, self._totals_before, strict=True):
+            if hand.phase is Phase.DONE:
+                points = hand.points()
+                totals = add_hand(self.rules, before, points)
+                sheet.append(
+                    HandScore(
+                        hand.hand_number, hand.pass_direction, points, totals, hand.moon_shooter()
+                    )
+                )
+        return tuple(sheet)
 
     @property
     def is_over(self) -> bool:
@@ -85,49 +163,75 @@ class Match:
         """The seats sharing the lowest total once the match is over; empty before."""
         return winners(self.rules, self.scores) if self.is_over else ()
 
-    # --- actions ---------------------------------------------------------------------------
-
-    def pass_cards(self, seat: int, cards: Sequence[Card]) -> None:
-        self.hand.pass_cards(seat, cards)
-
-    def play(self, seat: int, card: Card) -> None:
-        self.hand.play(seat, card)
+    def awaiting(self) -> tuple[int, ...]:
+        """The seats that must act now: every seat yet to pass while passing, the seat to
+        play, or none once the match is over."""
+        return () if self.is_over else self.hand.awaiting()
 
     def view(self, seat: int) -> SeatView:
+        """What ``seat`` may know of the current hand (a finished hand: ``hands[k].view``)."""
         return self.hand.view(seat)
 
-    def next_hand(self) -> Hand:
-        """Deal the next hand once the current one is finished and the match goes on."""
-        if self.hand.phase is not Phase.DONE:
-            raise IllegalMove(Reason.WRONG_PHASE, "finish the current hand first")
+    # --- actions ---------------------------------------------------------------------------
+
+    def why_illegal(self, action: Action) -> Reason | None:
+        """Why :meth:`apply` would refuse ``action`` now, or None (the same check)."""
+        if self.is_over:
+            return Reason.WRONG_PHASE
+        return self.hand.why_action_illegal(action)
+
+    def apply(self, action: Action) -> list[Event]:
+        """Accept ``action`` in the current hand and return the public events it caused.
+
+        A refused action raises :class:`IllegalMove` and changes nothing. When the action ends
+        a hand the events end with ``HandDone`` and then ``MatchOver`` or, when the match goes
+        on, ``HandDealt`` for the next hand, which is already current when this returns.
+        """
         if self.is_over:
             raise IllegalMove(Reason.WRONG_PHASE, "the match is over")
-        self._deal(len(self.hands), self.scores)
-        return self.hand
+        events = self.hand._apply(action)
+        self._version += 1
+        if self.hand.phase is Phase.DONE:
+            if self.is_over:
+                events.append(MatchOver(self.winners, self.scores))
+            else:
+                hand = self._deal(len(self._hands), self.scores)
+                events.append(HandDealt(hand.hand_number, hand.pass_direction))
+        return events
+
+    def pass_cards(self, seat: int, cards: Iterable[Card]) -> list[Event]:
+        return self.apply(Pass(seat, tuple(cards)))
+
+    def play(self, seat: int, card: Card) -> list[Event]:
+        return self.apply(Play(seat, card))
 
     # --- storage ---------------------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
-        """Rules, seed and each hand's actions: everything needed to replay the match."""
+        """Rules, seed and the actions: everything needed to replay the match."""
         return {
             "version": FORMAT_VERSION,
             "rules": self.rules.to_dict(),
             "seed": self.seed,
-            "hands": [[dict(a) for a in h.actions] for h in self.hands],
+            "actions": [a.to_dict() for a in self.actions],
         }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Match:
-        """Replay a stored match; bad data raises DealError (or IllegalMove for a bad action)."""
+        """Replay a stored match (this format or format 1); bad data raises DealError,
+        ActionError or IllegalMove."""
         try:
-            if data.get("version", FORMAT_VERSION) != FORMAT_VERSION:
-                raise DealError(f"unknown match format version {data['version']!r}")
-            match = cls(Rules.from_dict(data["rules"]), data["seed"])
-            hands = list(data["hands"])
+            version = data.get("version", 1)
+            if version not in (1, FORMAT_VERSION):
+                raise DealError(f"unknown match format version {version!r}")
+            rules, seed = Rules.from_dict(data["rules"]), data["seed"]
+            if version == 1:
+                # one list per hand; the boundaries are implied, so they flatten to one list
+                stored = [a for hand in data["hands"] for a in hand]
+            else:
+                stored = list(data["actions"])
         except (KeyError, TypeError, AttributeError) as exc:
-            raise DealError(f"a stored match needs version, rules, seed and hands ({exc})") from exc
-        for number, actions in enumerate(hands):
-            if number:
-                match.next_hand()
-            match.hand.replay(actions)
-        return match
+            raise DealError(
+                f"a stored match needs version, rules, seed and actions ({exc})"
+            ) from exc
+        return cls.from_actions(rules, seed, [action_from_stored(a) for a in stored])

@@ -1,21 +1,93 @@
 """The message bus between the server's sockets: who must hear that something changed.
 
-A player may have the game open in two tabs, and in a multi-process deployment those tabs may
-be held by different processes. So the service never writes to another socket directly: it
-publishes a small notice on a channel (``player:<id>``), and every socket subscribed to that
-channel rebuilds its own view from the store or the engine. :class:`LocalBus` is the embedded,
-in-process implementation; a Redis pub/sub implementation of :class:`Bus` is the planned seam
-for several processes (DESIGN.md, "Growing past one machine").
+A player may have a game open in two tabs, four people sit at one Hearts table, and in a
+multi-process deployment those sockets may be held by different processes. So a service never
+writes to another socket directly: it publishes a small typed :class:`Notice` on a channel
+(``player:<id>``, later ``table:<id>``), and every socket following that channel rebuilds its
+own view from the store or the engine. A notice only says "look again": it never carries a
+card or anything else that not every listener may know (DESIGN.md, principle 3).
+
+Notices are frozen dataclasses of plain fields, each kind registered by :func:`notice` under a
+name, so that :meth:`Notice.to_dict` and :meth:`Notice.from_dict` can carry them over a wire.
+:class:`LocalBus` is the embedded, in-process implementation; a Redis pub/sub implementation of
+:class:`Bus` is the planned seam for several processes (DESIGN.md, "Growing past one machine").
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Mapping
+import typing
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Protocol
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar, Protocol, TypeVar
 
-Notice = Mapping[str, str]
+#: what a notice's fields may hold: enough to name a thing and its version, nothing more
+NoticeValue = str | int | bool
+
+
+class NoticeError(ValueError):
+    """A notice that came over a wire and is not one this server knows."""
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """Something changed; the subclass says what (see :func:`notice`)."""
+
+    kind: ClassVar[str] = ""
+
+    def to_dict(self) -> dict[str, NoticeValue]:
+        """The notice as a JSON object: ``{"kind": ..., field: value, ...}``."""
+        data: dict[str, NoticeValue] = {"kind": self.kind}
+        for field in fields(self):
+            data[field.name] = getattr(self, field.name)
+        return data
+
+    @staticmethod
+    def from_dict(data: Mapping[str, object]) -> Notice:
+        """The notice a :meth:`to_dict` made; raises :class:`NoticeError` for anything else."""
+        kind = data.get("kind")
+        cls = _KINDS.get(kind) if isinstance(kind, str) else None
+        if cls is None:
+            raise NoticeError(f"unknown notice kind {kind!r}")
+        values: dict[str, Any] = {}
+        for name, expected in _field_types(cls).items():
+            value = data.get(name)
+            # bool is an int to isinstance; a field typed int must not accept True
+            if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+                raise NoticeError(f"{kind} notice: {name} must be {expected.__name__}")
+            values[name] = value
+        return cls(**values)
+
+
+_KINDS: dict[str, type[Notice]] = {}
+N = TypeVar("N", bound=type[Notice])
+
+
+def _field_types(cls: type[Notice]) -> dict[str, type]:
+    hints = typing.get_type_hints(cls)
+    return {field.name: hints[field.name] for field in fields(cls)}
+
+
+def notice(kind: str) -> Callable[[N], N]:
+    """Register a notice class under ``kind`` (put it above ``@dataclass(frozen=True)``)."""
+
+    def register(cls: N) -> N:
+        if kind in _KINDS and _KINDS[kind] is not cls:
+            raise ValueError(f"two notice classes are called {kind!r}")
+        for name, value_type in _field_types(cls).items():
+            if value_type not in (str, int, bool):
+                raise TypeError(f"notice field {cls.__name__}.{name} must be str, int or bool")
+        cls.kind = kind
+        _KINDS[kind] = cls
+        return cls
+
+    return register
+
+
+def notice_kinds() -> dict[str, type[Notice]]:
+    """Every registered notice kind (for tests and for a bus that checks what it carries)."""
+    return dict(_KINDS)
 
 
 class Bus(Protocol):
@@ -32,7 +104,8 @@ class LocalBus:
     """An in-process bus: each subscriber has a bounded queue; a slow one loses old notices.
 
     Losing a notice is harmless by design: notices only say "look again", and the next one
-    (or the next reply) carries the fresh state anyway.
+    (or the next reply) carries the fresh state anyway. Notices are frozen, so every listener
+    may share the one object.
     """
 
     def __init__(self, queue_size: int = 64) -> None:
@@ -43,7 +116,7 @@ class LocalBus:
         for queue in tuple(self._queues.get(channel, ())):
             if queue.full():
                 queue.get_nowait()
-            queue.put_nowait(dict(notice))
+            queue.put_nowait(notice)
 
     @asynccontextmanager
     async def listen(self, channel: str) -> AsyncIterator[asyncio.Queue[Notice]]:

@@ -1,6 +1,12 @@
-"""One WebSocket connection on ``/ws``: framing, errors, dispatch, and notices from other tabs.
+"""One WebSocket connection on ``/ws``: framing, errors, dispatch by message type, channels.
 
-A connection owns its language and its player (after ``hello``); the service owns the games.
+A connection owns its language, its player (after ``hello``) and the channels it follows; the
+games own everything else. Each client frame is decoded and parsed here, then answered here
+(``hello``, ``lang``) or handed to the session of the game that owns its ``type`` (see
+:mod:`heartsuit.server.service`). The connection follows the player's channel for all its
+sessions, and any further channel a session asks for (a Hearts table), each in a task of its
+own, so that what other tabs and other players do reaches this tab.
+
 Any bad frame gets an ``error`` reply and changes nothing; the connection stays open and other
 connections never notice. A failure that is not the client's (a bug, the database gone) is
 logged and closes this one connection with code 1011, so that the page reconnects and resumes
@@ -11,72 +17,69 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 import anyio
-from anyio.abc import TaskGroup
+from anyio.abc import TaskGroup, TaskStatus
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from heartsuit import i18n
 from heartsuit.server import messages
 from heartsuit.server.bus import Bus, Notice
+from heartsuit.server.players import Player, PlayerService, player_channel
 from heartsuit.server.protocol import (
+    COMMON_MESSAGES,
     ErrorCode,
     ErrorReply,
-    Event,
     Hello,
     LangChange,
     LangReply,
-    PlayerSettings,
+    MessageParser,
     ProtocolError,
-    ServerMessage,
-    SettingsReply,
-    SettingsUpdate,
-    SolitaireNew,
-    SolitaireNone,
-    SolitaireResume,
-    SolitaireState,
-    SolitaireTap,
-    SolitaireUndo,
-    StatsRequest,
+    Reply,
     Welcome,
     decode_frame,
     encode,
-    parse_client,
+    message_type,
     request_id,
 )
-from heartsuit.server.solitaire_service import Played, SolitaireService, player_channel
-from heartsuit.server.solitaire_view import game_view, tap_event
-from heartsuit.server.store import Preferences
+from heartsuit.server.service import GameService, OnNotice, Session
 
 log = logging.getLogger("heartsuit.server")
 
 
-def _settings(prefs: Preferences) -> PlayerSettings:
-    return PlayerSettings(
-        move_errors=prefs.move_errors,
-        placement_help=prefs.placement_help,
-        winnable_only=prefs.winnable_only,
-    )
-
-
 class Connection:
-    """The conversation with one browser tab."""
+    """The conversation with one browser tab (the :class:`~heartsuit.server.service.Context`
+    of each game's session)."""
 
     def __init__(
-        self, socket: WebSocket, service: SolitaireService, bus: Bus | None, max_frame_bytes: int
+        self,
+        socket: WebSocket,
+        players: PlayerService,
+        games: Sequence[GameService],
+        bus: Bus,
+        max_frame_bytes: int,
+        parser: MessageParser | None = None,
     ) -> None:
         self.socket = socket
-        self.service = service
+        self.players = players
         self.bus = bus
         self.max_frame_bytes = max_frame_bytes
-        self.lang: messages.Lang = i18n.pick_lang(socket.cookies.get("lang"))
-        self.player: str | None = None
-        self.prefs = Preferences()
-        #: per game, the log length of the last state this tab was sent (to skip stale notices)
-        self._seen: dict[str, int] = {}
+        self.parser = parser or client_parser(games)
+        self.lang: i18n.Lang = i18n.pick_lang(socket.cookies.get("lang"))
+        self.player: Player | None = None
+        self._sessions: list[Session] = []
+        #: which session answers which message type
+        self._owners: dict[str, Session] = {}
+        for game in games:
+            session = game.session(self)
+            self._sessions.append(session)
+            for model in game.messages:
+                self._owners[message_type(model)] = session
+        #: the channels followed, each with the scope that stops its listening task
+        self._channels: dict[str, anyio.CancelScope] = {}
         self._send_lock = anyio.Lock()
-        self._listening: anyio.CancelScope | None = None
         self._tasks: TaskGroup | None = None
 
     async def run(self) -> None:
@@ -109,7 +112,7 @@ class Connection:
                 await self._send_error(err, req)
 
     async def _handle(self, data: Any, req: int | None) -> None:
-        message = parse_client(data)
+        message = self.parser.parse(data)
         if isinstance(message, Hello):
             await self._hello(message, req)
             return
@@ -117,92 +120,67 @@ class Connection:
             self.lang = message.lang
             await self.send(LangReply(lang=message.lang), req)
             return
-        player = self.player
-        if player is None:
+        if self.player is None:
             raise ProtocolError(ErrorCode.NO_PLAYER, "send hello first")
-        service = self.service
-        if isinstance(message, SolitaireResume):
-            played = await service.resume(player)
-            if played is None:
-                await self.send(SolitaireNone(), req)
-            else:
-                await self._send_state(played, req)
-        elif isinstance(message, SolitaireNew):
-            await self._send_state(
-                await service.new_game(player, message.code, message.winnable_only), req
-            )
-        elif isinstance(message, SolitaireTap):
-            await self._send_state(await service.tap(player, message.game, message.target), req)
-        elif isinstance(message, SolitaireUndo):
-            await self._send_state(await service.undo(player, message.game), req)
-        elif isinstance(message, SettingsUpdate):
-            self.prefs = await service.set_preferences(
-                player,
-                move_errors=message.move_errors,
-                placement_help=message.placement_help,
-                winnable_only=message.winnable_only,
-            )
-            await self.send(SettingsReply(**_settings(self.prefs).model_dump()), req)
-            if self.bus is not None:
-                await self.bus.publish(player_channel(player), {"settings": "changed"})
-        elif isinstance(message, StatsRequest):
-            await self.send(await service.stats(player), req)
+        await self._owners[message.type].handle(self.player, message, req)
 
     async def _hello(self, message: Hello, req: int | None) -> None:
-        record = await self.service.hello(message.player)
-        self.player = record.id
-        self.prefs = record.preferences
-        self._seen.clear()
-        await self.send(Welcome(player=record.id, settings=_settings(self.prefs)), req)
-        if self.bus is not None and self._tasks is not None:
-            if self._listening is not None:
-                self._listening.cancel()
-            self._tasks.start_soon(self._listen, record.id)
+        player = await self.players.hello(message.player)
+        if self.player is not None:
+            self.unfollow(player_channel(self.player.id))
+        self.player = player
+        fields: dict[str, Any] = {}
+        for session in self._sessions:
+            fields.update(await session.hello(player))
+        await self.send(Welcome(player=player.id, **fields), req)
+        await self.follow(player_channel(player.id), self._player_notice)
 
-    async def _listen(self, player: str) -> None:
-        """Follow what the player's other tabs do, so this tab never shows a stale game."""
-        assert self.bus is not None
-        with anyio.CancelScope() as scope:
-            self._listening = scope
-            async with self.bus.listen(player_channel(player)) as queue:
+    async def _player_notice(self, notice: Notice) -> None:
+        """Every session hears the player's channel (its games, its preferences)."""
+        for session in self._sessions:
+            try:
+                await session.notice(notice)
+            except ProtocolError:
+                continue  # e.g. a game another tab abandoned; nothing to show
+
+    # --- the Context of the sessions ---
+
+    async def follow(self, channel: str, on_notice: OnNotice) -> None:
+        """Hear ``channel`` until :meth:`unfollow`; returns once listening, so that nothing
+        published after it is missed."""
+        if self._tasks is None:
+            raise RuntimeError("a connection follows channels only while it runs")
+        self.unfollow(channel)
+        scope = anyio.CancelScope()
+        self._channels[channel] = scope
+        await self._tasks.start(self._listen, channel, on_notice, scope)
+
+    def unfollow(self, channel: str) -> None:
+        scope = self._channels.pop(channel, None)
+        if scope is not None:
+            scope.cancel()
+
+    async def _listen(
+        self,
+        channel: str,
+        on_notice: OnNotice,
+        scope: anyio.CancelScope,
+        *,
+        task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
+    ) -> None:
+        with scope:
+            async with self.bus.listen(channel) as queue:
+                task_status.started()
                 while True:
                     notice = await queue.get()
-                    if self.player != player:
-                        return
                     try:
-                        await self._follow(player, notice)
+                        await on_notice(notice)
                     except ProtocolError:
-                        continue  # e.g. a game another tab abandoned; nothing to show
+                        continue  # what the notice was about is gone; nothing to show
 
-    async def _follow(self, player: str, notice: Notice) -> None:
-        if "settings" in notice:
-            prefs = await self.service.preferences(player)
-            if prefs != self.prefs:
-                self.prefs = prefs
-                await self.send(SettingsReply(**_settings(prefs).model_dump()), None)
-            return
-        game_id = notice.get("game")
-        if not isinstance(game_id, str):
-            return
-        played = await self.service.game_of(player, game_id)
-        if self._seen.get(game_id) != played.live.record.log_length:
-            await self._send_state(played, None)
-
-    async def _send_state(self, played: Played, req: int | None) -> None:
-        live = played.live
-        view = game_view(
-            live.game,
-            game_id=live.record.id,
-            started_at_ms=live.record.started_at_ms,
-            now_ms=self.service.clock(),
-            placement_help=self.prefs.placement_help,
-        )
-        if played.result is not None:
-            event = tap_event(played.result, move_errors=self.prefs.move_errors, lang=self.lang)
-        else:
-            event = Event(kind=played.kind)
-        self._seen[live.record.id] = live.record.log_length
-        await self.send(SolitaireState(game=view, event=event), req)
+    async def send(self, message: Reply, req: int | None = None) -> None:
+        async with self._send_lock:
+            await self.socket.send_text(encode(message, req))
 
     async def _send_error(self, err: ProtocolError, req: int | None) -> None:
         if err.code is ErrorCode.BAD_CODE:
@@ -212,16 +190,22 @@ class Connection:
         text = messages.text(self.lang, key, **err.values)
         await self.send(ErrorReply(code=err.code, message=text), req)
 
-    async def send(self, message: ServerMessage, req: int | None) -> None:
-        async with self._send_lock:
-            await self.socket.send_text(encode(message, req))
+
+def client_parser(games: Sequence[GameService]) -> MessageParser:
+    """The parser of every message the site understands: the common ones and each game's."""
+    return MessageParser([*COMMON_MESSAGES, *(m for game in games for m in game.messages)])
 
 
 async def serve_socket(
-    socket: WebSocket, service: SolitaireService, bus: Bus | None, max_frame_bytes: int
+    socket: WebSocket,
+    players: PlayerService,
+    games: Sequence[GameService],
+    bus: Bus,
+    max_frame_bytes: int,
+    parser: MessageParser | None = None,
 ) -> None:
     """Run one connection to its end; an unexpected failure closes only this connection."""
-    connection = Connection(socket, service, bus, max_frame_bytes)
+    connection = Connection(socket, players, games, bus, max_frame_bytes, parser)
     try:
         await connection.run()
     except Exception:

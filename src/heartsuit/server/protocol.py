@@ -1,32 +1,32 @@
-"""Every WebSocket message in and out of ``/ws``, as typed, validated pydantic models.
+"""The ``/ws`` protocol's common part: framing, errors, the message base classes, and the
+messages every game shares (``hello``, ``welcome``, ``lang``, ``error``).
 
-Client messages are a union tagged by ``type``; :func:`parse_client` turns one text frame into a
-model or raises :class:`ProtocolError` carrying the error code the client is told. Server
-messages are built only from the models here, so their shape is written down in one place (the
-contract in ``docs/site.md`` points at this module). Every client message may carry ``req``, an
-integer the reply echoes, so a client can match replies to requests.
+Each game's own messages live beside its service (``solitaire_protocol.py``) and are made of
+the bases here: a client message is a :class:`ClientMessage` whose ``type`` is a ``Literal``;
+a server message is a :class:`Reply`. A :class:`MessageParser` is built from the messages of
+every registered service: it turns one decoded frame into a model or raises
+:class:`ProtocolError` carrying the error code the client is told. Every client message may
+carry ``req``, an integer the reply echoes, so a client can match replies to requests. The
+contract is summarised in ``docs/site.md``.
 """
 
 from __future__ import annotations
 
 import json
+import typing
+from collections.abc import Iterable, Mapping
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from pydantic import (
-    BaseModel,
-    ConfigDict,
-    Field,
-    JsonValue,
-    StrictBool,
-    StrictInt,
-    TypeAdapter,
-    ValidationError,
-)
+from pydantic import BaseModel, ConfigDict, JsonValue, StrictInt, ValidationError
 
 
 class ErrorCode(StrEnum):
-    """The ``code`` of an ``error`` reply; a client can act on it, a person reads ``message``."""
+    """The ``code`` of an ``error`` reply; a client can act on it, a person reads ``message``.
+
+    One list for the whole site (each code has a message in the catalogs, ``server.error.…``);
+    the codes after ``no_player`` belong to Heart to Heart.
+    """
 
     BAD_JSON = "bad_json"
     TOO_LARGE = "too_large"
@@ -50,79 +50,112 @@ class ProtocolError(ValueError):
         self.values = values
 
 
-class _Message(BaseModel):
+class ClientMessage(BaseModel):
+    """A message from the page; a subclass sets ``type: Literal["..."]``."""
+
     # extra fields are ignored rather than refused: an older server must not break a newer page
     model_config = ConfigDict(extra="ignore", frozen=True)
 
+    type: str
     req: StrictInt | None = None
 
 
-# --- client → server -------------------------------------------------------------------------
+class Reply(BaseModel):
+    """A message to the page; a subclass sets ``type: Literal["..."] = "..."``."""
+
+    model_config = ConfigDict(frozen=True)
 
 
-class Hello(_Message):
+# --- common client → server messages ---------------------------------------------------------
+
+
+class Hello(ClientMessage):
     type: Literal["hello"]
     #: the id the browser kept; unknown or malformed ids get a fresh one
     player: JsonValue = None
 
 
-class SolitaireResume(_Message):
-    type: Literal["solitaire.resume"]
-
-
-class SolitaireNew(_Message):
-    type: Literal["solitaire.new"]
-    code: str | None = None
-    #: None means "use the player's setting"
-    winnable_only: StrictBool | None = None
-
-
-class SolitaireTap(_Message):
-    type: Literal["solitaire.tap"]
-    game: str
-    #: 1..25, "stock" or "waste"; checked by the service so that a wrong target is ``bad_target``
-    target: JsonValue
-
-
-class SolitaireUndo(_Message):
-    type: Literal["solitaire.undo"]
-    game: str
-
-
-class SettingsUpdate(_Message):
-    """Any subset of the settings; the reply carries all of them."""
-
-    type: Literal["settings"]
-    move_errors: StrictBool | None = None
-    placement_help: StrictBool | None = None
-    winnable_only: StrictBool | None = None
-
-
-class StatsRequest(_Message):
-    type: Literal["stats"]
-
-
-class LangChange(_Message):
+class LangChange(ClientMessage):
     type: Literal["lang"]
     lang: Literal["id", "en"]
 
 
-ClientMessage = Annotated[
-    Hello
-    | SolitaireResume
-    | SolitaireNew
-    | SolitaireTap
-    | SolitaireUndo
-    | SettingsUpdate
-    | StatsRequest
-    | LangChange,
-    Field(discriminator="type"),
-]
-CLIENT_TYPES: frozenset[str] = frozenset(
-    {"hello", "solitaire.resume", "solitaire.new", "solitaire.tap", "solitaire.undo",
-     "settings", "stats", "lang"}
-)
-_client_adapter: TypeAdapter[ClientMessage] = TypeAdapter(ClientMessage)
+#: the messages the connection itself answers, before and without any game
+COMMON_MESSAGES: tuple[type[ClientMessage], ...] = (Hello, LangChange)
+
+
+# --- common server → client messages ---------------------------------------------------------
+
+
+class Welcome(Reply):
+    """The answer to ``hello``: the player's id, and a field per game that has something to
+    say at once (Heart to Heart's ``settings``)."""
+
+    # the games' fields are added by name; see Session.hello in service.py
+    model_config = ConfigDict(frozen=True, extra="allow")
+
+    type: Literal["welcome"] = "welcome"
+    player: str
+
+
+class LangReply(Reply):
+    type: Literal["lang"] = "lang"
+    lang: Literal["id", "en"]
+
+
+class ErrorReply(Reply):
+    type: Literal["error"] = "error"
+    code: ErrorCode
+    message: str
+
+
+# --- framing and parsing ---------------------------------------------------------------------
+
+
+def message_type(model: type[ClientMessage]) -> str:
+    """The ``type`` a client message model answers to (its ``Literal``)."""
+    annotation = model.model_fields["type"].annotation
+    values = typing.get_args(annotation) if typing.get_origin(annotation) is Literal else ()
+    if len(values) != 1 or not isinstance(values[0], str):
+        raise TypeError(f"{model.__name__}.type must be Literal['<one type>']")
+    return values[0]
+
+
+class MessageParser:
+    """The client messages one server understands, by ``type``; two owners of a type are a bug."""
+
+    def __init__(self, models: Iterable[type[ClientMessage]]) -> None:
+        self.models: dict[str, type[ClientMessage]] = {}
+        for model in models:
+            kind = message_type(model)
+            if kind in self.models:
+                raise ValueError(f"two messages have the type {kind!r}")
+            self.models[kind] = model
+
+    @property
+    def types(self) -> frozenset[str]:
+        return frozenset(self.models)
+
+    def parse(self, data: Any) -> ClientMessage:
+        """Validate one decoded frame; raises ``bad_message`` or ``unknown_type``."""
+        if not isinstance(data, dict):
+            raise ProtocolError(ErrorCode.BAD_MESSAGE, "a message is a JSON object with a 'type'")
+        kind = data.get("type")
+        if not isinstance(kind, str):
+            raise ProtocolError(ErrorCode.BAD_MESSAGE, "a message needs a 'type' string")
+        model = self.models.get(kind)
+        if model is None:
+            raise ProtocolError(
+                ErrorCode.UNKNOWN_TYPE, f"unknown message type {kind[:40]!r}", type=kind[:40]
+            )
+        try:
+            return model.model_validate(data)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "message"
+            raise ProtocolError(
+                ErrorCode.BAD_MESSAGE, f"{kind}: {where}: {first['msg']}", field=where
+            ) from None
 
 
 def request_id(data: object) -> int | None:
@@ -146,153 +179,9 @@ def decode_frame(text: str, max_bytes: int) -> Any:
         raise ProtocolError(ErrorCode.BAD_JSON, "the message is not valid JSON") from None
 
 
-def parse_client(data: Any) -> ClientMessage:
-    """Validate one decoded frame; raises ``bad_message`` or ``unknown_type``."""
-    if not isinstance(data, dict):
-        raise ProtocolError(ErrorCode.BAD_MESSAGE, "a message is a JSON object with a 'type'")
-    kind = data.get("type")
-    if not isinstance(kind, str):
-        raise ProtocolError(ErrorCode.BAD_MESSAGE, "a message needs a 'type' string")
-    if kind not in CLIENT_TYPES:
-        raise ProtocolError(
-            ErrorCode.UNKNOWN_TYPE, f"unknown message type {kind[:40]!r}", type=kind[:40]
-        )
-    try:
-        return _client_adapter.validate_python(data)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"][1:]) or "message"
-        raise ProtocolError(
-            ErrorCode.BAD_MESSAGE, f"{kind}: {where}: {first['msg']}", field=where
-        ) from None
-
-
-# --- server → client -------------------------------------------------------------------------
-
-
-class CardView(BaseModel):
-    """A face-up card as the page draws it; the flags already respect placement help."""
-
-    model_config = ConfigDict(frozen=True)
-
-    card: str  # "4♥"
-    rank: str  # "4", "10", "A", "J", "Q", "K"
-    outlined: bool
-    dimmed: bool
-    selected: bool
-
-
-class HeartCardView(CardView):
-    free: bool
-
-
-class GameView(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    id: str
-    code: str
-    heart: list[HeartCardView | None]  # 25 places, position 1 first; None = emptied
-    stock_count: int
-    waste_top: CardView | None
-    waste_count: int
-    score: int
-    moves: int
-    undo_left: int
-    outcome: Literal["playing", "won", "dead_end"]
-    elapsed_ms: int
-    started_at_ms: int
-
-
-class Event(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    kind: str
-    #: set only when the "Move errors" setting is on and the event has something to say
-    message: str | None = None
-    message_key: str | None = None
-    #: why a tap did what it did ("covered", "must_match", …), whatever the settings say
-    reason: str | None = None
-
-
-class PlayerSettings(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    move_errors: bool = False  # spec: "Move errors" is off by default
-    placement_help: bool = True  # spec: "Placement help" is on by default
-    winnable_only: bool = False  # off by default: the solver is never used unless asked
-
-
-class _Reply(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-
-class Welcome(_Reply):
-    type: Literal["welcome"] = "welcome"
-    player: str
-    settings: PlayerSettings
-
-
-class SolitaireState(_Reply):
-    type: Literal["solitaire.state"] = "solitaire.state"
-    game: GameView
-    event: Event
-
-
-class SolitaireNone(_Reply):
-    type: Literal["solitaire.none"] = "solitaire.none"
-
-
-class SettingsReply(PlayerSettings):
-    type: Literal["settings"] = "settings"
-
-
-class OverallStats(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    games: int
-    wins: int
-    win_pct: float  # 0..100, one decimal; 0 when no game has finished
-    current_streak: int
-    best_streak: int
-    best_time_ms: int | None
-    fewest_moves: int | None
-
-
-class CodeStats(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    code: str
-    games: int
-    wins: int
-    best_time_ms: int | None
-    fewest_moves: int | None
-
-
-class StatsReply(_Reply):
-    type: Literal["stats"] = "stats"
-    overall: OverallStats
-    by_code: list[CodeStats]
-
-
-class LangReply(_Reply):
-    type: Literal["lang"] = "lang"
-    lang: Literal["id", "en"]
-
-
-class ErrorReply(_Reply):
-    type: Literal["error"] = "error"
-    code: ErrorCode
-    message: str
-
-
-ServerMessage = (
-    Welcome | SolitaireState | SolitaireNone | SettingsReply | StatsReply | LangReply | ErrorReply
-)
-
-
-def encode(message: ServerMessage, req: int | None = None) -> str:
+def encode(message: Reply, req: int | None = None) -> str:
     """The text frame of a server message; ``req`` is echoed only when the client sent one."""
-    data = message.model_dump(mode="json")
+    data: Mapping[str, Any] = message.model_dump(mode="json")
     if req is not None:
-        data["req"] = req
+        data = {**data, "req": req}
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))

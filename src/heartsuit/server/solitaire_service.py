@@ -1,5 +1,9 @@
 """Heart to Heart on the site: each player's games, their move logs, replay and statistics.
 
+Players themselves are :mod:`heartsuit.server.players`'s; this service keeps their Heart to
+Heart settings there (as :class:`PlayerSettings`, under ``"solitaire"``), and talks to a tab
+through :mod:`heartsuit.server.solitaire_endpoint`.
+
 The service is the only writer of solitaire games. Its rules of the house:
 
 - A game is its deal code plus its move log. Every action that changes the game (a selection,
@@ -20,43 +24,45 @@ The service is the only writer of solitaire games. Its rules of the house:
 from __future__ import annotations
 
 import asyncio
-import re
 import secrets
-import time
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from heartsuit.server.bus import Bus
-from heartsuit.server.protocol import ErrorCode, ProtocolError, StatsReply
+from heartsuit.server.bus import Bus, Notice, notice
+from heartsuit.server.clock import Clock, wall_ms
+from heartsuit.server.players import PlayerService, player_channel
+from heartsuit.server.protocol import ErrorCode, ProtocolError
+from heartsuit.server.solitaire_protocol import PlayerSettings, StatsReply
 from heartsuit.server.solitaire_stats import player_stats
-from heartsuit.server.store import (
+from heartsuit.server.solitaire_store import (
     DealAnalysis,
     GameRecord,
     GameStatus,
     MoveRecord,
-    PlayerRecord,
-    Preferences,
-    Store,
+    SolitaireStore,
 )
 from heartsuit.solitaire import Action, Game, GameError, GameOver, Outcome, TapKind, TapResult
 from heartsuit.solitaire.codes import DealCodeError, normalize_code, random_code
 from heartsuit.solitaire.taps import check_target
 
-#: what a fresh player id looks like (``secrets.token_urlsafe(16)`` gives 22 such characters)
-PLAYER_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
+#: the name the player's Heart to Heart preferences are stored under
+GAME = "solitaire"
 
 Analyse = Callable[[str], bool]
 """Whether the deal of a code can be won (the solver); called in a worker thread."""
 
 
-def wall_ms() -> int:
-    return time.time_ns() // 1_000_000
+@notice("solitaire.game_changed")
+@dataclass(frozen=True, slots=True)
+class GameChanged(Notice):
+    """One of the player's games changed (a move, an undo, a new deal): ``log_length`` says how
+    far its move log now goes, so that a tab already showing that much need not look."""
 
-
-def player_channel(player_id: str) -> str:
-    return f"player:{player_id}"
+    player: str
+    game: str
+    log_length: int
 
 
 @dataclass(slots=True)
@@ -90,19 +96,22 @@ def _action_value(text: str) -> Action:
 
 
 class SolitaireService:
-    """Players, games and statistics on top of a :class:`Store` (and a :class:`Bus`)."""
+    """Games, their preferences and statistics on top of a :class:`SolitaireStore`, the
+    :class:`PlayerService` (and a :class:`Bus`)."""
 
     def __init__(
         self,
-        store: Store,
+        store: SolitaireStore,
+        players: PlayerService,
         *,
         bus: Bus | None = None,
-        clock: Callable[[], int] = wall_ms,
+        clock: Clock = wall_ms,
         analyse: Analyse | None = None,
         winnable_attempts: int = 40,
         live_games: int = 2000,
     ) -> None:
         self.store = store
+        self.players = players
         self.bus = bus
         self.clock = clock
         self.analyse = analyse
@@ -113,21 +122,10 @@ class SolitaireService:
             weakref.WeakValueDictionary()
         )
 
-    # ------------------------------------------------------------------ players
+    # ------------------------------------------------------------------ preferences
 
-    async def hello(self, player_id: object) -> PlayerRecord:
-        """The player of a kept id, or a new player when the id is absent, unknown or odd."""
-        if isinstance(player_id, str) and PLAYER_ID.fullmatch(player_id):
-            found = await self.store.get_player(player_id)
-            if found is not None:
-                return found
-        player = PlayerRecord(secrets.token_urlsafe(16), self.clock(), Preferences())
-        await self.store.create_player(player)
-        return player
-
-    async def preferences(self, player_id: str) -> Preferences:
-        player = await self.store.get_player(player_id)
-        return Preferences() if player is None else player.preferences
+    async def preferences(self, player_id: str) -> PlayerSettings:
+        return await self.players.preferences(player_id, GAME, PlayerSettings)
 
     async def set_preferences(
         self,
@@ -136,16 +134,17 @@ class SolitaireService:
         move_errors: bool | None = None,
         placement_help: bool | None = None,
         winnable_only: bool | None = None,
-    ) -> Preferences:
+    ) -> PlayerSettings:
         """Change some settings; the others keep their stored values. Returns all of them."""
         async with self._lock(player_id):
             prefs = await self.preferences(player_id)
-            prefs = Preferences(
-                prefs.move_errors if move_errors is None else move_errors,
-                prefs.placement_help if placement_help is None else placement_help,
-                prefs.winnable_only if winnable_only is None else winnable_only,
-            )
-            await self.store.save_preferences(player_id, prefs)
+            changes = {
+                "move_errors": move_errors,
+                "placement_help": placement_help,
+                "winnable_only": winnable_only,
+            }
+            prefs = prefs.model_copy(update={k: v for k, v in changes.items() if v is not None})
+            await self.players.save_preferences(player_id, GAME, prefs)
         return prefs
 
     # ------------------------------------------------------------------ games
@@ -192,7 +191,7 @@ class SolitaireService:
                 self._live.pop(game_id, None)
             live = LiveGame(record, game)
             self._remember(live)
-        await self._notify(player_id, record.id)
+        await self._notify(record)
         return Played(live, "dealt")
 
     async def tap(self, player_id: str, game_id: str, target: object) -> Played:
@@ -211,7 +210,7 @@ class SolitaireService:
             if result.kind is not TapKind.IGNORED:
                 await self._log(live, str(checked), now)
         if result.kind is not TapKind.IGNORED:
-            await self._notify(player_id, game_id)
+            await self._notify(live.record)
         return Played(live, result.kind.value, result)
 
     async def undo(self, player_id: str, game_id: str) -> Played:
@@ -223,7 +222,7 @@ class SolitaireService:
             if undone:
                 await self._log(live, "undo", now)
         if undone:
-            await self._notify(player_id, game_id)
+            await self._notify(live.record)
         return Played(live, "undone" if undone else "nothing_to_undo")
 
     async def game_of(self, player_id: str, game_id: str) -> Played:
@@ -313,9 +312,10 @@ class SolitaireService:
             raise
         live.record = summary
 
-    async def _notify(self, player_id: str, game_id: str) -> None:
+    async def _notify(self, record: GameRecord) -> None:
         if self.bus is not None:
-            await self.bus.publish(player_channel(player_id), {"game": game_id})
+            changed = GameChanged(record.player_id, record.id, record.log_length)
+            await self.bus.publish(player_channel(record.player_id), changed)
 
     async def _draw_code(self, winnable_only: bool) -> str:
         """A random deal; with ``winnable_only``, one the solver proves winnable if it can.

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from heartsuit.server.protocol import CodeStats, OverallStats, StatsReply
-from heartsuit.server.store import GameRecord, GameStatus
+from heartsuit.server.solitaire_protocol import CodeStats, OverallStats, StatsReply
+from heartsuit.server.solitaire_store import GameRecord, GameStatus
 
 COUNTED = (GameStatus.WON, GameStatus.DEAD_END, GameStatus.ABANDONED)
 

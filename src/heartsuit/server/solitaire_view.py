@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from heartsuit.cards import Card, rank_name
 from heartsuit.server import messages
-from heartsuit.server.protocol import CardView, Event, GameView, HeartCardView
+from heartsuit.server.solitaire_protocol import CardView, Event, GameView, HeartCardView
 from heartsuit.solitaire import Game, TapResult
 from heartsuit.solitaire.undo import UNDO_LIMIT
 

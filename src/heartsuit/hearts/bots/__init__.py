@@ -57,4 +57,26 @@ def make_bot(name: str, seed: int = 0) -> Bot:
     return factory(seed)
 
 
-__all__ = ["BOTS", "Bot", "HeuristicBot", "RandomBot", "UnknownBot", "make_bot"]
+# The site's difficulty levels, by the registry bot that plays each. Stronger levels (a "hard",
+# and a better "easy" than pure chance) come with the search player.
+LEVELS: dict[str, str] = {"easy": "random", "normal": "heuristic"}
+
+
+def make_level(level: str, seed: int = 0) -> Bot:
+    """A new bot for a difficulty level (``"easy"``, ``"normal"``), seeded with ``seed``."""
+    name = LEVELS.get(level.strip().lower()) if isinstance(level, str) else None
+    if name is None:
+        raise UnknownBot(f"no level called {level!r}; choose one of {', '.join(LEVELS)}")
+    return make_bot(name, seed)
+
+
+__all__ = [
+    "BOTS",
+    "LEVELS",
+    "Bot",
+    "HeuristicBot",
+    "RandomBot",
+    "UnknownBot",
+    "make_bot",
+    "make_level",
+]

@@ -1,0 +1,248 @@
+"""One hand's state, private, behind read-only properties: the base of :class:`Hand`.
+
+:class:`HandState` owns the fields of a hand in progress (cards held, passes, tricks, the kitty,
+the phase, the actions) and answers questions about them with immutable copies; it never changes
+them. The rules that change them live in :mod:`heartsuit.hearts.game`. Also here: the phases,
+the refusal reasons and :class:`IllegalMove`, which both sides use.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from heartsuit.cards import Card
+from heartsuit.hearts.actions import Action
+from heartsuit.hearts.deal import DealError, check_deal, sort_key
+from heartsuit.hearts.rules import HOLD, PassDirection, Rules
+from heartsuit.hearts.view import TrickRecord
+
+__all__ = ["HandState", "IllegalMove", "OpenTrick", "Phase", "Reason", "cancelled_indices"]
+
+
+class Phase(StrEnum):
+    PASS = "pass"
+    PLAY = "play"
+    DONE = "done"
+
+
+class Reason(StrEnum):
+    """Why an action was refused; a UI translates these codes."""
+
+    WRONG_PHASE = "wrong_phase"
+    NO_SUCH_SEAT = "no_such_seat"
+    NOT_YOUR_TURN = "not_your_turn"
+    NOT_IN_HAND = "not_in_hand"
+    MUST_LEAD_OPENING_CARD = "must_lead_opening_card"
+    MUST_FOLLOW_SUIT = "must_follow_suit"
+    HEARTS_NOT_BROKEN = "hearts_not_broken"
+    NO_POINTS_FIRST_TRICK = "no_points_first_trick"
+    WRONG_PASS_COUNT = "wrong_pass_count"
+    DUPLICATE_CARD = "duplicate_card"
+    ALREADY_PASSED = "already_passed"
+
+
+class IllegalMove(ValueError):
+    """An action the rules refuse; ``reason`` is a :class:`Reason`, the message reads well."""
+
+    def __init__(self, reason: Reason, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+@dataclass(slots=True)
+class OpenTrick:
+    """The trick being played (mutable, private to the hand; callers see a TrickRecord)."""
+
+    leader: int
+    plays: list[tuple[int, Card]]
+
+
+
+class HandState:
+    """The state of one hand; read it through the properties (every one returns a copy)."""
+
+    def __init__(
+        self,
+        rules: Rules,
+        hands: Sequence[Sequence[Card]],
+        *,
+        kitty: Sequence[Card] = (),
+        pass_direction: PassDirection | str | None = None,
+        hand_number: int = 0,
+        scores: Sequence[int] | None = None,
+    ) -> None:
+        self._rules = rules
+        self._hand_number = hand_number
+        self._scores = tuple(scores) if scores is not None else (0,) * rules.players
+        self._pass_direction = check_deal(rules, hands, kitty, pass_direction, hand_number)
+        if len(self._scores) != rules.players:
+            raise DealError(f"scores need one total per seat ({rules.players}), not {self._scores}")
+        self._dealt = tuple(tuple(sorted(h, key=sort_key)) for h in hands)
+        self._kitty = tuple(kitty)
+        self._holdings: list[list[Card]] = [list(h) for h in self._dealt]
+        self._passes: list[tuple[Card, ...] | None] = [None] * rules.players
+        self._taken: list[list[Card]] = [[] for _ in range(rules.players)]
+        self._tricks: list[TrickRecord] = []
+        self._trick: OpenTrick | None = None
+        self._held_over: list[Card] = []
+        self._held_points = 0
+        self._kitty_taker: int | None = None
+        self._hearts_broken = False
+        self._opening: Card | None = None
+        self._actions: list[Action] = []
+        self._phase = Phase.PASS
+        # set by Match: its hands are played through the match, which counts and deals on
+        self._in_match = False
+
+    # --- read-only state -------------------------------------------------------------------
+
+    @property
+    def rules(self) -> Rules:
+        return self._rules
+
+    @property
+    def hand_number(self) -> int:
+        """0-based within the match (0 for a lone hand)."""
+        return self._hand_number
+
+    @property
+    def scores(self) -> tuple[int, ...]:
+        """The match totals before this hand."""
+        return self._scores
+
+    @property
+    def pass_direction(self) -> PassDirection:
+        return self._pass_direction
+
+    @property
+    def dealt(self) -> tuple[tuple[Card, ...], ...]:
+        """Each seat's cards as dealt, before the pass (sorted for display)."""
+        return self._dealt
+
+    @property
+    def kitty(self) -> tuple[Card, ...]:
+        """The undealt cards (Cancellation); hidden from every seat until the hand is done."""
+        return self._kitty
+
+    @property
+    def phase(self) -> Phase:
+        return self._phase
+
+    @property
+    def holdings(self) -> tuple[tuple[Card, ...], ...]:
+        """Each seat's unplayed cards now (after the pass once every seat has passed)."""
+        return tuple(tuple(h) for h in self._holdings)
+
+    @property
+    def passes(self) -> tuple[tuple[Card, ...] | None, ...]:
+        """Each seat's chosen pass, or None while it has not chosen."""
+        return tuple(self._passes)
+
+    @property
+    def taken(self) -> tuple[tuple[Card, ...], ...]:
+        """The cards each seat has taken (tricks won, held-over cards, the kitty)."""
+        return tuple(tuple(t) for t in self._taken)
+
+    @property
+    def tricks(self) -> tuple[TrickRecord, ...]:
+        """The completed tricks in order, held-over ones included."""
+        return tuple(self._tricks)
+
+    @property
+    def trick(self) -> TrickRecord | None:
+        """The trick in progress (possibly with no card yet), or None outside the play."""
+        if self._trick is None:
+            return None
+        cards = [c for _, c in self._trick.plays]
+        return TrickRecord(
+            self._trick.leader,
+            tuple(self._trick.plays),
+            None,
+            sum(map(self._rules.card_points, cards)),
+            cancelled_indices(self._rules, cards),
+        )
+
+    @property
+    def held_over(self) -> tuple[Card, ...]:
+        """Cancelled cards waiting for the next trick's winner."""
+        return tuple(self._held_over)
+
+    @property
+    def held_points(self) -> int:
+        return self._held_points
+
+    @property
+    def kitty_taker(self) -> int | None:
+        """The seat that took the kitty (the first trick's winner), None before."""
+        return self._kitty_taker
+
+    @property
+    def hearts_broken(self) -> bool:
+        return self._hearts_broken
+
+    @property
+    def opening(self) -> Card | None:
+        """The card that must lead the first trick (the lowest club held), once play starts."""
+        return self._opening
+
+    @property
+    def actions(self) -> tuple[Action, ...]:
+        """The accepted actions, in order."""
+        return tuple(self._actions)
+
+    @property
+    def version(self) -> int:
+        """How many actions this hand has accepted."""
+        return len(self._actions)
+
+    def awaiting(self) -> tuple[int, ...]:
+        """The seats that must act now: every seat yet to pass, the seat to play, or none."""
+        if self._phase is Phase.PASS:
+            return tuple(s for s, p in enumerate(self._passes) if p is None)
+        turn = self.to_play
+        return () if turn is None else (turn,)
+
+    @property
+    def to_play(self) -> int | None:
+        """The seat whose turn it is to play, or None outside the play phase."""
+        if self._phase is not Phase.PLAY or self._trick is None:
+            return None
+        return (self._trick.leader + len(self._trick.plays)) % self._rules.players
+
+    @property
+    def is_first_trick(self) -> bool:
+        return self._phase is Phase.PLAY and not self._tricks
+
+    def received(self, seat: int) -> tuple[Card, ...]:
+        """What ``seat`` received (empty until every seat has passed, or with no pass)."""
+        if self._phase is Phase.PASS or self._pass_direction is HOLD:
+            return ()
+        n = self._rules.players
+        giver = next(
+            g for g in range(n) if self._rules.pass_target(g, self._pass_direction) == seat
+        )
+        return self._passes[giver] or ()
+
+    def points_taken(self) -> tuple[int, ...]:
+        """Penalty points taken so far per seat, from won tricks (the kitty not included)."""
+        out = [0] * self._rules.players
+        for trick in self._tricks:
+            if trick.winner is not None:
+                out[trick.winner] += trick.points
+        return tuple(out)
+
+    def _seat_ok(self, seat: object) -> bool:
+        return isinstance(seat, int) and not isinstance(seat, bool) and (
+            0 <= seat < self._rules.players
+        )
+
+
+def cancelled_indices(rules: Rules, cards: Sequence[Card]) -> tuple[int, ...]:
+    """Indices of cards cancelled by an identical card in the same trick (Cancellation)."""
+    if not rules.cancellation:
+        return ()
+    counts = Counter(cards)
+    return tuple(i for i, c in enumerate(cards) if counts[c] > 1)

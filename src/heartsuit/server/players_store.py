@@ -1,0 +1,101 @@
+"""Where players are kept: the anonymous player rows and each player's preferences per game.
+
+:class:`PlayersStore` is what :class:`~heartsuit.server.players.PlayerService` needs;
+:class:`SqlPlayersStore` implements it on the shared :class:`~heartsuit.server.db.Database`.
+Preferences are stored per (player, game) as a JSON object: this module never knows what a
+game's settings are (each game reads them with its own typed model), so a new game needs no
+new column and no migration for its settings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    ForeignKey,
+    String,
+    Table,
+    Text,
+    insert,
+    select,
+)
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+
+from heartsuit.server.db import Database, metadata
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerRecord:
+    """An anonymous player: an unguessable id the browser keeps, and when it was made."""
+
+    id: str
+    created_at_ms: int
+
+
+class PlayersStore(Protocol):
+    async def get_player(self, player_id: str) -> PlayerRecord | None: ...
+    async def create_player(self, player: PlayerRecord) -> None: ...
+
+    async def preferences(self, player_id: str, game: str) -> str | None:
+        """The JSON text of the player's preferences for ``game``; None if never saved."""
+        ...
+
+    async def save_preferences(self, player_id: str, game: str, prefs: str) -> None:
+        """Store ``prefs`` (a JSON object's text) as the player's preferences for ``game``."""
+        ...
+
+
+players = Table(
+    "players",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("created_at_ms", BigInteger, nullable=False),
+)
+
+player_preferences = Table(
+    "player_preferences",
+    metadata,
+    Column("player_id", String(64), ForeignKey("players.id"), primary_key=True),
+    Column("game", String(32), primary_key=True),
+    Column("prefs", Text, nullable=False),
+)
+
+
+class SqlPlayersStore:
+    """:class:`PlayersStore` on SQL (tables from migrations 0001 and 0002)."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def get_player(self, player_id: str) -> PlayerRecord | None:
+        async with self.db.reading() as conn:
+            row = (await conn.execute(select(players).where(players.c.id == player_id))).first()
+        return None if row is None else PlayerRecord(row.id, row.created_at_ms)
+
+    async def create_player(self, player: PlayerRecord) -> None:
+        async with self.db.writing() as conn:
+            await conn.execute(
+                insert(players).values(id=player.id, created_at_ms=player.created_at_ms)
+            )
+
+    async def preferences(self, player_id: str, game: str) -> str | None:
+        query = select(player_preferences.c.prefs).where(
+            player_preferences.c.player_id == player_id, player_preferences.c.game == game
+        )
+        async with self.db.reading() as conn:
+            return (await conn.execute(query)).scalar_one_or_none()
+
+    async def save_preferences(self, player_id: str, game: str, prefs: str) -> None:
+        # one atomic upsert: two tabs saving at once must not both try to insert the row
+        upsert = pg_insert if self.db.is_postgres else sqlite_insert
+        statement = upsert(player_preferences).values(player_id=player_id, game=game, prefs=prefs)
+        statement = statement.on_conflict_do_update(
+            index_elements=[player_preferences.c.player_id, player_preferences.c.game],
+            set_={"prefs": statement.excluded.prefs},
+        )
+        async with self.db.writing() as conn:
+            await conn.execute(statement)

@@ -1,0 +1,124 @@
+"""Heart to Heart's end of ``/ws``: its messages, answered for one tab, and its pushes.
+
+:class:`SolitaireEndpoint` is what ``app.py`` registers (a
+:class:`~heartsuit.server.service.GameService`); for each connection it opens a
+:class:`SolitaireSession`, which answers the solitaire messages with the
+:class:`~heartsuit.server.solitaire_service.SolitaireService` and remembers what this tab was
+last sent: the player's settings (so a change made in another tab is pushed once) and, per
+game, the length of the move log it was shown (so a notice about a move this tab already
+shows is not answered with the same state again).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from pydantic import BaseModel
+
+from heartsuit.server.bus import Notice
+from heartsuit.server.players import Player, PlayerChanged
+from heartsuit.server.protocol import ClientMessage
+from heartsuit.server.service import Context
+from heartsuit.server.solitaire_protocol import (
+    MESSAGES,
+    Event,
+    PlayerSettings,
+    SettingsReply,
+    SettingsUpdate,
+    SolitaireNew,
+    SolitaireNone,
+    SolitaireResume,
+    SolitaireState,
+    SolitaireTap,
+    SolitaireUndo,
+    StatsRequest,
+)
+from heartsuit.server.solitaire_service import GameChanged, Played, SolitaireService
+from heartsuit.server.solitaire_view import game_view, tap_event
+
+
+class SolitaireEndpoint:
+    """Heart to Heart as ``/ws`` sees it."""
+
+    messages = MESSAGES
+
+    def __init__(self, service: SolitaireService) -> None:
+        self.service = service
+
+    def session(self, context: Context) -> SolitaireSession:
+        return SolitaireSession(self.service, context)
+
+
+class SolitaireSession:
+    """Heart to Heart's part of one connection."""
+
+    def __init__(self, service: SolitaireService, context: Context) -> None:
+        self.service = service
+        self.context = context
+        self.prefs = PlayerSettings()
+        #: per game, the log length of the last state this tab was sent (to skip stale notices)
+        self._seen: dict[str, int] = {}
+
+    async def hello(self, player: Player) -> Mapping[str, BaseModel]:
+        self.prefs = await self.service.preferences(player.id)
+        self._seen.clear()
+        return {"settings": self.prefs}
+
+    async def handle(self, player: Player, message: ClientMessage, req: int | None) -> None:
+        service, pid = self.service, player.id
+        if isinstance(message, SolitaireResume):
+            played = await service.resume(pid)
+            if played is None:
+                await self.context.send(SolitaireNone(), req)
+            else:
+                await self._send_state(played, req)
+        elif isinstance(message, SolitaireNew):
+            await self._send_state(
+                await service.new_game(pid, message.code, message.winnable_only), req
+            )
+        elif isinstance(message, SolitaireTap):
+            await self._send_state(await service.tap(pid, message.game, message.target), req)
+        elif isinstance(message, SolitaireUndo):
+            await self._send_state(await service.undo(pid, message.game), req)
+        elif isinstance(message, SettingsUpdate):
+            self.prefs = await service.set_preferences(
+                pid,
+                move_errors=message.move_errors,
+                placement_help=message.placement_help,
+                winnable_only=message.winnable_only,
+            )
+            await self.context.send(SettingsReply(**self.prefs.model_dump()), req)
+        elif isinstance(message, StatsRequest):
+            await self.context.send(await service.stats(pid), req)
+
+    async def notice(self, notice: Notice) -> None:
+        """Follow what the player's other tabs do, so this tab never shows a stale game."""
+        if isinstance(notice, PlayerChanged):
+            prefs = await self.service.preferences(notice.player)
+            if prefs != self.prefs:
+                self.prefs = prefs
+                await self.context.send(SettingsReply(**prefs.model_dump()))
+        elif isinstance(notice, GameChanged):
+            if self._seen.get(notice.game, -1) >= notice.log_length:
+                return  # this tab was already sent the game as far as the notice goes
+            played = await self.service.game_of(notice.player, notice.game)
+            if self._seen.get(notice.game) != played.live.record.log_length:
+                await self._send_state(played, None)
+
+    async def _send_state(self, played: Played, req: int | None) -> None:
+        live = played.live
+        view = game_view(
+            live.game,
+            game_id=live.record.id,
+            started_at_ms=live.record.started_at_ms,
+            now_ms=self.service.clock(),
+            placement_help=self.prefs.placement_help,
+        )
+        if played.result is not None:
+            event = tap_event(
+                played.result, move_errors=self.prefs.move_errors, lang=self.context.lang
+            )
+        else:
+            event = Event(kind=played.kind)
+        self._seen[live.record.id] = live.record.log_length
+        await self.context.send(SolitaireState(game=view, event=event), req)

@@ -1,0 +1,157 @@
+"""Heart to Heart's ``/ws`` messages, as typed, validated pydantic models.
+
+The client messages are :data:`MESSAGES`, which the solitaire endpoint declares as its own;
+the common ones (``hello``, ``lang``, ``error``) and the bases are in
+:mod:`heartsuit.server.protocol`. ``settings`` and ``stats`` carry no ``solitaire.`` prefix
+because the page spoke them before there was a second game; they are Heart to Heart's all the
+same. :class:`PlayerSettings` is both what the page is sent and what the player's solitaire
+preferences are stored as.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, JsonValue, StrictBool
+
+from heartsuit.server.protocol import ClientMessage, Reply
+
+# --- client → server -------------------------------------------------------------------------
+
+
+class SolitaireResume(ClientMessage):
+    type: Literal["solitaire.resume"]
+
+
+class SolitaireNew(ClientMessage):
+    type: Literal["solitaire.new"]
+    code: str | None = None
+    #: None means "use the player's setting"
+    winnable_only: StrictBool | None = None
+
+
+class SolitaireTap(ClientMessage):
+    type: Literal["solitaire.tap"]
+    game: str
+    #: 1..25, "stock" or "waste"; checked by the service so that a wrong target is ``bad_target``
+    target: JsonValue
+
+
+class SolitaireUndo(ClientMessage):
+    type: Literal["solitaire.undo"]
+    game: str
+
+
+class SettingsUpdate(ClientMessage):
+    """Any subset of the settings; the reply carries all of them."""
+
+    type: Literal["settings"]
+    move_errors: StrictBool | None = None
+    placement_help: StrictBool | None = None
+    winnable_only: StrictBool | None = None
+
+
+class StatsRequest(ClientMessage):
+    type: Literal["stats"]
+
+
+MESSAGES: tuple[type[ClientMessage], ...] = (
+    SolitaireResume, SolitaireNew, SolitaireTap, SolitaireUndo, SettingsUpdate, StatsRequest
+)
+
+
+# --- server → client -------------------------------------------------------------------------
+
+
+class CardView(BaseModel):
+    """A face-up card as the page draws it; the flags already respect placement help."""
+
+    model_config = ConfigDict(frozen=True)
+
+    card: str  # "4♥"
+    rank: str  # "4", "10", "A", "J", "Q", "K"
+    outlined: bool
+    dimmed: bool
+    selected: bool
+
+
+class HeartCardView(CardView):
+    free: bool
+
+
+class GameView(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    code: str
+    heart: list[HeartCardView | None]  # 25 places, position 1 first; None = emptied
+    stock_count: int
+    waste_top: CardView | None
+    waste_count: int
+    score: int
+    moves: int
+    undo_left: int
+    outcome: Literal["playing", "won", "dead_end"]
+    elapsed_ms: int
+    started_at_ms: int
+
+
+class Event(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    kind: str
+    #: set only when the "Move errors" setting is on and the event has something to say
+    message: str | None = None
+    message_key: str | None = None
+    #: why a tap did what it did ("covered", "must_match", …), whatever the settings say
+    reason: str | None = None
+
+
+class PlayerSettings(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    move_errors: bool = False  # spec: "Move errors" is off by default
+    placement_help: bool = True  # spec: "Placement help" is on by default
+    winnable_only: bool = False  # off by default: the solver is never used unless asked
+
+
+class SolitaireState(Reply):
+    type: Literal["solitaire.state"] = "solitaire.state"
+    game: GameView
+    event: Event
+
+
+class SolitaireNone(Reply):
+    type: Literal["solitaire.none"] = "solitaire.none"
+
+
+class SettingsReply(PlayerSettings, Reply):
+    type: Literal["settings"] = "settings"
+
+
+class OverallStats(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    games: int
+    wins: int
+    win_pct: float  # 0..100, one decimal; 0 when no game has finished
+    current_streak: int
+    best_streak: int
+    best_time_ms: int | None
+    fewest_moves: int | None
+
+
+class CodeStats(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    code: str
+    games: int
+    wins: int
+    best_time_ms: int | None
+    fewest_moves: int | None
+
+
+class StatsReply(Reply):
+    type: Literal["stats"] = "stats"
+    overall: OverallStats
+    by_code: list[CodeStats]

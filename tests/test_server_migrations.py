@@ -1,0 +1,320 @@
+"""The schema's migrations: a new database, a database from before migrations (its data and its
+games carried forward), and the tables the stores query, on SQLite and (when
+``HEARTSUIT_TEST_POSTGRES`` holds a ``postgresql+asyncpg://`` URL) on PostgreSQL.
+
+``LEGACY`` is a frozen copy of the tables the site created with ``metadata.create_all`` before
+it had migrations: a database made from it is what an existing installation holds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import json
+import os
+import pkgutil
+import secrets
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+from alembic import command
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    Column,
+    Connection,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    inspect,
+    make_url,
+    text,
+)
+from sqlalchemy.ext.asyncio import create_async_engine
+from starlette.testclient import TestClient
+
+import heartsuit.server
+from heartsuit.server import db as db_module
+from heartsuit.server import migrations
+from heartsuit.server.app import create_app
+from heartsuit.server.db import Database
+from heartsuit.server.migrations import MigrationError
+from heartsuit.server.settings import Settings, sqlite_url
+from heartsuit.server.solitaire_view import game_view
+from heartsuit.solitaire import Game, Target
+from tests.server_support import START_MS, FakeClock, Peer, comparable
+
+POSTGRES_URL = os.environ.get("HEARTSUIT_TEST_POSTGRES", "")
+needs_postgres = pytest.mark.skipif(
+    not POSTGRES_URL, reason="set HEARTSUIT_TEST_POSTGRES to a postgres URL"
+)
+T = TypeVar("T")
+
+# --- the schema before migrations, as the site's code created it ----------------------------
+
+LEGACY = MetaData()
+Table(
+    "players",
+    LEGACY,
+    Column("id", String(64), primary_key=True),
+    Column("created_at_ms", BigInteger, nullable=False),
+    Column("move_errors", Boolean, nullable=False),
+    Column("placement_help", Boolean, nullable=False),
+    Column("winnable_only", Boolean, nullable=False),
+)
+Table(
+    "solitaire_games",
+    LEGACY,
+    Column("id", String(64), primary_key=True),
+    Column("player_id", String(64), ForeignKey("players.id"), nullable=False),
+    Column("code", String(32), nullable=False),
+    Column("started_at_ms", BigInteger, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("moves", Integer, nullable=False),
+    Column("score", Integer, nullable=False),
+    Column("ended_at_ms", BigInteger, nullable=True),
+    Column("elapsed_ms", BigInteger, nullable=True),
+    Column("log_length", Integer, nullable=False),
+    Index("ix_solitaire_games_player_status", "player_id", "status"),
+)
+Table(
+    "solitaire_moves",
+    LEGACY,
+    Column("game_id", String(64), ForeignKey("solitaire_games.id"), primary_key=True),
+    Column("seq", Integer, primary_key=True),
+    Column("action", String(8), nullable=False),
+    Column("at_ms", BigInteger, nullable=False),
+)
+Table(
+    "solitaire_deals",
+    LEGACY,
+    Column("code", String(32), primary_key=True),
+    Column("winnable", Boolean, nullable=False),
+    Column("solution_moves", Integer, nullable=True),
+)
+
+CODE = "HH1-N-AAAAAAM"
+TAPS: list[Target] = ["stock", "stock", 25, "waste", "stock", 3]
+
+
+# --- where the checks run ----------------------------------------------------------------------
+
+
+@contextmanager
+def postgres_database() -> Iterator[str]:
+    """A URL of a new, empty PostgreSQL database, dropped afterwards."""
+    name = f"heartsuit_migrations_{secrets.token_hex(6)}"
+
+    async def admin(statement: str) -> None:
+        engine = create_async_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT")
+        try:
+            async with engine.connect() as conn:
+                await conn.execute(text(statement))
+        finally:
+            await engine.dispose()
+
+    asyncio.run(admin(f'CREATE DATABASE "{name}"'))
+    try:
+        yield make_url(POSTGRES_URL).set(database=name).render_as_string(hide_password=False)
+    finally:
+        asyncio.run(admin(f'DROP DATABASE "{name}"'))
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=needs_postgres)])
+def empty_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    if request.param == "sqlite":
+        yield sqlite_url(tmp_path / "site.sqlite3")
+    else:
+        pytest.importorskip("asyncpg")
+        with postgres_database() as url:
+            yield url
+
+
+def on_connection(url: str, work: Callable[[Connection], T]) -> T:
+    """Run ``work`` on a plain connection to ``url`` (outside the app), committed at the end."""
+
+    async def main() -> T:
+        engine = create_async_engine(url)
+        try:
+            async with engine.begin() as conn:
+                return await conn.run_sync(work)
+        finally:
+            await engine.dispose()
+
+    return asyncio.run(main())
+
+
+def open_and_close(url: str) -> None:
+    async def main() -> None:
+        database = Database(url)
+        await database.open()
+        await database.close()
+
+    asyncio.run(main())
+
+
+def every_store_table() -> MetaData:
+    """The tables every ``*_store`` module declares (a new store module is found by itself)."""
+    for module in pkgutil.iter_modules(heartsuit.server.__path__):
+        if module.name.endswith("_store"):
+            importlib.import_module(f"heartsuit.server.{module.name}")
+    return db_module.metadata
+
+
+def schema_differences(conn: Connection, metadata: MetaData) -> list[Any]:
+    return list(compare_metadata(MigrationContext.configure(conn), metadata))
+
+
+# --- a database from before migrations -------------------------------------------------------
+
+
+def played_game() -> tuple[Game, list[tuple[str, int]]]:
+    """The game of CODE after TAPS, and its log: (action, time in ms) per change."""
+    game = Game.from_code(CODE, now=START_MS / 1000)
+    log: list[tuple[str, int]] = []
+    for number, tap in enumerate(TAPS, start=1):
+        at = START_MS + 1000 * number
+        game.tap(tap, now=at / 1000)
+        log.append((str(tap), at))
+    return game, log
+
+
+def fill_legacy(conn: Connection) -> None:
+    """What an installation holds: players with settings, a game in play with its log."""
+    LEGACY.create_all(conn)
+    game, log = played_game()
+    players = [
+        ("player-with-settings-1", 1, True, False, True),
+        ("player-with-defaults-2", 2, False, True, False),
+    ]
+    for pid, at, move_errors, placement_help, winnable_only in players:
+        conn.execute(
+            LEGACY.tables["players"].insert().values(
+                id=pid, created_at_ms=at, move_errors=move_errors,
+                placement_help=placement_help, winnable_only=winnable_only,
+            )
+        )
+    conn.execute(
+        LEGACY.tables["solitaire_games"].insert().values(
+            id="the-game", player_id=players[0][0], code=CODE, started_at_ms=START_MS,
+            status="playing", moves=game.moves, score=game.score, ended_at_ms=None,
+            elapsed_ms=None, log_length=len(log),
+        )
+    )
+    for seq, (action, at) in enumerate(log):
+        conn.execute(
+            LEGACY.tables["solitaire_moves"].insert().values(
+                game_id="the-game", seq=seq, action=action, at_ms=at
+            )
+        )
+    conn.execute(LEGACY.tables["solitaire_deals"].insert().values(code=CODE, winnable=True))
+
+
+# --- the checks --------------------------------------------------------------------------------
+
+
+def test_a_new_database_gets_the_newest_schema_and_the_stores_tables(empty_url: str) -> None:
+    open_and_close(empty_url)
+    assert on_connection(empty_url, migrations.current) == migrations.head()
+    assert on_connection(empty_url, lambda c: schema_differences(c, every_store_table())) == []
+    open_and_close(empty_url)  # opening again changes nothing
+    assert on_connection(empty_url, migrations.current) == migrations.head()
+
+
+def test_revision_1_is_exactly_the_schema_from_before_migrations(empty_url: str) -> None:
+    on_connection(empty_url, lambda c: migrations.upgrade(c, migrations.BASELINE))
+    assert on_connection(empty_url, migrations.current) == "0001_initial"
+    assert on_connection(empty_url, lambda c: schema_differences(c, LEGACY)) == []
+
+
+def test_the_revisions_have_readable_names_in_order() -> None:
+    script = ScriptDirectory.from_config(migrations.config())
+    names = [rev.revision for rev in reversed(list(script.walk_revisions()))]
+    assert names[:2] == ["0001_initial", "0002_player_preferences"]
+    assert names[-1] == migrations.head()
+
+
+def test_a_database_from_before_migrations_keeps_its_players_and_settings(
+    empty_url: str,
+) -> None:
+    on_connection(empty_url, fill_legacy)
+    assert on_connection(empty_url, migrations.current) is None
+    open_and_close(empty_url)
+
+    def read(conn: Connection) -> tuple[list[str], dict[str, Any]]:
+        columns = [c["name"] for c in inspect(conn).get_columns("players")]
+        rows = conn.execute(
+            text("SELECT player_id, game, prefs FROM player_preferences ORDER BY player_id")
+        ).all()
+        return columns, {f"{r.player_id}/{r.game}": json.loads(r.prefs) for r in rows}
+
+    columns, prefs = on_connection(empty_url, read)
+    assert on_connection(empty_url, migrations.current) == migrations.head()
+    assert sorted(columns) == ["created_at_ms", "id"]
+    assert prefs == {
+        "player-with-defaults-2/solitaire": {
+            "move_errors": False, "placement_help": True, "winnable_only": False
+        },
+        "player-with-settings-1/solitaire": {
+            "move_errors": True, "placement_help": False, "winnable_only": True
+        },
+    }
+    assert on_connection(empty_url, lambda c: schema_differences(c, every_store_table())) == []
+
+
+def test_a_game_from_before_migrations_resumes_exactly(empty_url: str) -> None:
+    on_connection(empty_url, fill_legacy)
+    game, _log = played_game()
+    expected = game_view(
+        game, game_id="the-game", started_at_ms=START_MS, now_ms=START_MS, placement_help=False
+    ).model_dump(mode="json")
+    app = create_app(Settings(database_url=empty_url), clock=FakeClock(START_MS + 60_000))
+    with TestClient(app) as client, client.websocket_connect("/ws") as socket:
+        peer = Peer(socket)
+        welcome = peer.ask("hello", player="player-with-settings-1")
+        assert welcome["player"] == "player-with-settings-1"
+        assert welcome["settings"] == {
+            "move_errors": True, "placement_help": False, "winnable_only": True
+        }
+        resumed = peer.ask("solitaire.resume")
+        assert resumed["event"]["kind"] == "resumed"
+        assert comparable(resumed["game"]) == comparable(expected)
+        # and play goes on, logged after the old moves
+        assert peer.tap("the-game", "stock")["game"]["moves"] == game.moves + 1
+
+
+def test_a_database_with_only_some_of_the_tables_is_refused(tmp_path: Path) -> None:
+    url = sqlite_url(tmp_path / "odd.sqlite3")
+    on_connection(url, lambda c: LEGACY.tables["players"].create(c))
+    with pytest.raises(MigrationError, match="not all"):
+        open_and_close(url)
+
+
+def test_preferences_go_back_into_columns_on_a_downgrade(tmp_path: Path) -> None:
+    url = sqlite_url(tmp_path / "down.sqlite3")
+    on_connection(url, fill_legacy)
+    open_and_close(url)
+
+    def downgrade(conn: Connection) -> None:
+        command.downgrade(migrations.config(conn), migrations.BASELINE)
+
+    on_connection(url, downgrade)
+    rows = on_connection(
+        url,
+        lambda c: c.execute(
+            text("SELECT id, move_errors, placement_help, winnable_only FROM players ORDER BY id")
+        ).all(),
+    )
+    assert [tuple(row) for row in rows] == [
+        ("player-with-defaults-2", False, True, False),
+        ("player-with-settings-1", True, False, True),
+    ]
