@@ -57,13 +57,13 @@ def make_bot(name: str, seed: int = 0) -> Bot:
     return factory(seed)
 
 
-# The site's difficulty levels, by the registry bot that plays each. Stronger levels (a "hard",
-# and a better "easy" than pure chance) come with the search player.
-LEVELS: dict[str, str] = {"easy": "random", "normal": "heuristic"}
+# The site's difficulty levels, by the registry bot that plays each (docs/hearts-bots.md):
+# easy = the heuristic with human-like slips, normal and hard = the search player at two budgets.
+LEVELS: dict[str, str] = {"easy": "easy", "normal": "normal", "hard": "hard"}
 
 
 def make_level(level: str, seed: int = 0) -> Bot:
-    """A new bot for a difficulty level (``"easy"``, ``"normal"``), seeded with ``seed``."""
+    """A new bot for a difficulty level (``"easy"``, ``"normal"``, ``"hard"``), seeded."""
     name = LEVELS.get(level.strip().lower()) if isinstance(level, str) else None
     if name is None:
         raise UnknownBot(f"no level called {level!r}; choose one of {', '.join(LEVELS)}")
