@@ -191,7 +191,7 @@ def test_unseen_cards_are_the_deck_minus_hand_and_played() -> None:
 
 
 def test_the_registry_makes_seeded_bots_and_refuses_unknown_names() -> None:
-    assert set(BOTS) == {"random", "heuristic"}
+    assert {"random", "heuristic", "easy", "normal", "hard"} <= set(BOTS)
     assert isinstance(make_bot("Random", 3), RandomBot)
     with pytest.raises(UnknownBot, match="heuristic"):
         make_bot("genius")
@@ -212,7 +212,8 @@ def test_bots_refuse_to_play_out_of_turn(name: str) -> None:
 @given(
     seed=st.integers(0, 10**6),
     preset=st.sampled_from(PRESET_NAMES),
-    names=st.lists(st.sampled_from(sorted(BOTS)), min_size=10, max_size=10),
+    # the search levels have their own legality tests, on a tiny budget
+    names=st.lists(st.sampled_from(["easy", "heuristic", "random"]), min_size=10, max_size=10),
 )
 def test_bots_always_pass_and_play_legally(seed: int, preset: str, names: list[str]) -> None:
     rules = Rules.preset(preset)

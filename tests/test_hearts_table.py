@@ -8,6 +8,8 @@ import pytest
 from heartsuit.cards import Card
 from heartsuit.hearts import Hand, Match, Pass, Play, Rules, SeatView
 from heartsuit.hearts.bots import LEVELS, Bot, HeuristicBot, RandomBot, UnknownBot, make_level
+from heartsuit.hearts.bots.easy import EasyBot
+from heartsuit.hearts.bots.search import SearchBot
 from heartsuit.hearts.events import MatchOver
 from heartsuit.hearts.rules import PRESET_NAMES
 from heartsuit.hearts.table import (
@@ -136,11 +138,12 @@ def test_a_computer_is_asked_only_when_its_seat_must_act() -> None:
 
 
 def test_levels_and_bot_names_make_computers() -> None:
-    assert LEVELS == {"easy": "random", "normal": "heuristic"}
-    assert isinstance(make_level("normal", 1), HeuristicBot)
-    assert isinstance(make_computer("Easy", 1), RandomBot)
+    assert LEVELS == {"easy": "easy", "normal": "normal", "hard": "hard"}
+    assert isinstance(make_level("normal", 1), SearchBot)
+    assert isinstance(make_computer("Easy", 1), EasyBot)
     assert isinstance(make_computer("heuristic", 1), HeuristicBot)
-    with pytest.raises(UnknownBot, match="choose one of easy, normal"):
+    assert isinstance(make_computer("random", 1), RandomBot)
+    with pytest.raises(UnknownBot, match="choose one of easy, normal, hard"):
         make_level("hardest")
     with pytest.raises(UnknownBot, match="no level or bot called 'nobody'"):
         make_computer("nobody", 0)

@@ -11,8 +11,11 @@ from collections.abc import Callable
 from typing import Protocol
 
 from heartsuit.cards import Card
+from heartsuit.hearts.bots.easy import EasyBot
 from heartsuit.hearts.bots.heuristic import HeuristicBot
+from heartsuit.hearts.bots.levels import HARD, NORMAL, TIMED
 from heartsuit.hearts.bots.random_bot import RandomBot
+from heartsuit.hearts.bots.search import SearchBot
 from heartsuit.hearts.view import SeatView
 
 
@@ -37,6 +40,12 @@ class UnknownBot(ValueError):
 BOTS: dict[str, Callable[[int], Bot]] = {
     "random": RandomBot,
     "heuristic": HeuristicBot,
+    # levels offered to players (budgets and measured strength: docs/hearts-bots.md)
+    "easy": EasyBot,
+    "normal": lambda seed: SearchBot(seed, NORMAL),
+    "hard": lambda seed: SearchBot(seed, HARD),
+    # the benchmark's search: 0.1 CPU s per decision (its choices depend on the machine)
+    "search": lambda seed: SearchBot(seed, TIMED),
 }
 
 
@@ -48,13 +57,13 @@ def make_bot(name: str, seed: int = 0) -> Bot:
     return factory(seed)
 
 
-# The site's difficulty levels, by the registry bot that plays each. Stronger levels (a "hard",
-# and a better "easy" than pure chance) come with the search player.
-LEVELS: dict[str, str] = {"easy": "random", "normal": "heuristic"}
+# The site's difficulty levels, by the registry bot that plays each (docs/hearts-bots.md):
+# easy = the heuristic with human-like slips, normal and hard = the search player at two budgets.
+LEVELS: dict[str, str] = {"easy": "easy", "normal": "normal", "hard": "hard"}
 
 
 def make_level(level: str, seed: int = 0) -> Bot:
-    """A new bot for a difficulty level (``"easy"``, ``"normal"``), seeded with ``seed``."""
+    """A new bot for a difficulty level (``"easy"``, ``"normal"``, ``"hard"``), seeded."""
     name = LEVELS.get(level.strip().lower()) if isinstance(level, str) else None
     if name is None:
         raise UnknownBot(f"no level called {level!r}; choose one of {', '.join(LEVELS)}")

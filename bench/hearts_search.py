@@ -1,0 +1,168 @@
+"""Decision times of the Hearts bot levels, and small arena comparisons between them.
+
+Usage (one process; the machine is shared, so run it under ``nice -n 19``)::
+
+    .venv/bin/python bench/hearts_search.py times [--hands 8] [--levels easy,normal,hard]
+    .venv/bin/python bench/hearts_search.py arena --bots search,heuristic,heuristic,heuristic \\
+        --deals 50 [--seed 1] [--preset standard]
+    .venv/bin/python bench/hearts_search.py algorithms --deals 20 --seconds 0.1
+    .venv/bin/python bench/hearts_search.py moons --bots normal,heuristic,heuristic,heuristic
+
+``times`` seats the level in seat 0 against three heuristic players for ``--hands`` deals
+(every seat rotation is not needed for timing) and prints the median, p95, p99 and mean CPU
+time (``time.process_time``) of its card choices with at least two legal cards, and of its
+passes. ``arena`` is :func:`heartsuit.hearts.arena.run_arena` (duplicate deals, every seat
+rotation, 95% intervals). ``algorithms`` pits PIMC against ISMCTS at the same CPU time per
+decision, each against heuristic players on the same duplicate deals. ``moons`` counts the
+moons each listed bot shoots (a bot counted once per seat it holds).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Sequence
+
+from heartsuit.cards import Card
+from heartsuit.hearts.arena import run_arena
+from heartsuit.hearts.bots import Bot, make_bot
+from heartsuit.hearts.bots.passing import PassConfig
+from heartsuit.hearts.bots.search import SearchBot, SearchConfig
+from heartsuit.hearts.game import Hand, Phase
+from heartsuit.hearts.rules import Rules
+from heartsuit.hearts.scoring import moon_shooter
+from heartsuit.hearts.view import SeatView
+
+
+class Timed:
+    """Wraps a bot and records the CPU time of each real decision."""
+
+    def __init__(self, bot: Bot) -> None:
+        self.bot = bot
+        self.name = bot.name
+        self.plays: list[float] = []
+        self.passes: list[float] = []
+
+    def choose_pass(self, view: SeatView) -> tuple[Card, ...]:
+        start = time.process_time()
+        out = self.bot.choose_pass(view)
+        self.passes.append(time.process_time() - start)
+        return out
+
+    def choose_play(self, view: SeatView) -> Card:
+        start = time.process_time()
+        out = self.bot.choose_play(view)
+        if len(set(view.legal)) > 1:
+            self.plays.append(time.process_time() - start)
+        return out
+
+
+def quantile(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def summary(label: str, values: Sequence[float]) -> str:
+    if not values:
+        return f"{label:<22} (none)"
+    ms = [v * 1000 for v in values]
+    return (
+        f"{label:<22} n={len(ms):>4}  median {statistics.median(ms):8.1f} ms  "
+        f"p95 {quantile(ms, 0.95):8.1f}  p99 {quantile(ms, 0.99):8.1f}  "
+        f"mean {statistics.fmean(ms):8.1f}  max {max(ms):8.1f}"
+    )
+
+
+def times(levels: list[str], hands: int, rules: Rules, seed: int) -> None:
+    print(f"CPU time per decision, {rules.players} players, {hands} deals, seed {seed}")
+    for level in levels:
+        timed = Timed(make_bot(level, seed))
+        for number in range(hands):
+            bots: list[Bot] = [timed, *(make_bot("heuristic", s) for s in range(rules.players - 1))]
+            hand = Hand.deal(rules, seed, hand_number=number)
+            if hand.phase is Phase.PASS:
+                for seat, bot in enumerate(bots):
+                    hand.pass_cards(seat, bot.choose_pass(hand.view(seat)))
+            while hand.phase is Phase.PLAY:
+                turn = hand.to_play
+                assert turn is not None
+                hand.play(turn, bots[turn].choose_play(hand.view(turn)))
+        print(summary(f"{level} play", timed.plays), flush=True)
+        print(summary(f"{level} pass", timed.passes), flush=True)
+
+
+def arena(bots: list[str], deals: int, rules: Rules, seed: int) -> None:
+    start = time.monotonic()
+    result = run_arena(bots, deals=deals, seed=seed, rules=rules, progress=True)
+    print(result.table())
+    print(f"({time.monotonic() - start:.0f} s wall)", flush=True)
+
+
+def algorithms(deals: int, seconds: float, rules: Rules, seed: int) -> None:
+    for algorithm in ("pimc", "ismcts"):
+        config = SearchConfig(
+            algorithm=algorithm,  # type: ignore[arg-type]
+            playouts=None,
+            seconds=seconds,
+            passing=PassConfig(playouts=1500),
+        )
+
+        def factory(name: str, bot_seed: int, config: SearchConfig = config) -> Bot:
+            return SearchBot(bot_seed, config) if name == "search" else make_bot(name, bot_seed)
+
+        names = ["search", *["heuristic"] * (rules.players - 1)]
+        result = run_arena(names, deals=deals, seed=seed, rules=rules, factory=factory)
+        print(f"{algorithm} at {seconds} s/decision vs heuristic")
+        print(result.table(), flush=True)
+
+
+def moons(bots: list[str], deals: int, rules: Rules, seed: int) -> None:
+    """How often each listed bot shoots the moon, over every seat rotation of each deal."""
+    n = rules.players
+    shot = dict.fromkeys(bots, 0)
+    hands = 0
+    for deal in range(deals):
+        for rotation in range(n):
+            slots = [(s - rotation) % n for s in range(n)]
+            seats = [make_bot(bots[k], seed * 1000 + deal * 10 + k) for k in slots]
+            hand = Hand.deal(rules, seed, hand_number=deal)
+            if hand.phase is Phase.PASS:
+                for seat, bot in enumerate(seats):
+                    hand.pass_cards(seat, bot.choose_pass(hand.view(seat)))
+            while hand.phase is Phase.PLAY:
+                turn = hand.to_play
+                assert turn is not None
+                hand.play(turn, seats[turn].choose_play(hand.view(turn)))
+            hands += 1
+            shooter = moon_shooter(rules, hand.taken)
+            if shooter is not None:
+                shot[bots[slots[shooter]]] += 1
+    listed = ", ".join(f"{name}: {count}" for name, count in shot.items())
+    print(f"moons shot in {hands} hands ({deals} deals × {n} rotations): {listed}", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("what", choices=("times", "arena", "algorithms", "moons"))
+    parser.add_argument("--levels", default="easy,normal,hard")
+    parser.add_argument("--hands", type=int, default=8)
+    parser.add_argument("--bots", default="search,heuristic,heuristic,heuristic")
+    parser.add_argument("--deals", type=int, default=20)
+    parser.add_argument("--seconds", type=float, default=0.1)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--preset", default="standard")
+    args = parser.parse_args()
+    rules = Rules.preset(args.preset)
+    if args.what == "times":
+        times(args.levels.split(","), args.hands, rules, args.seed)
+    elif args.what == "arena":
+        arena(args.bots.split(","), args.deals, rules, args.seed)
+    elif args.what == "moons":
+        moons(args.bots.split(","), args.deals, rules, args.seed)
+    else:
+        algorithms(args.deals, args.seconds, rules, args.seed)
+
+
+if __name__ == "__main__":
+    main()

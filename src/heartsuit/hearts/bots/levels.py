@@ -1,0 +1,17 @@
+"""The search budgets behind the registry's levels (measured in docs/hearts-bots.md).
+
+Budgets are counted in playouts, so a level's choice depends only on its seed and the view (a
+replay or a takeover makes the same choice). ``TIMED`` is the benchmark's fixed-time search.
+"""
+
+from __future__ import annotations
+
+from heartsuit.hearts.bots.passing import PassConfig
+from heartsuit.hearts.bots.search import SearchConfig
+
+# p95 under 50 ms per decision on one core of the development machine
+NORMAL = SearchConfig(playouts=180, passing=PassConfig(playouts=300))
+# mean under 1 s, p99 under 2 s per decision
+HARD = SearchConfig(playouts=6000, passing=PassConfig(playouts=8000))
+# 0.1 CPU second per decision, whatever that buys
+TIMED = SearchConfig(playouts=None, seconds=0.1, passing=PassConfig(playouts=1500))

@@ -1,0 +1,154 @@
+"""Choosing a pass by evaluation: candidate passes judged by guided playouts of the whole hand.
+
+A pass is worth what the hand is worth after it, so each candidate is played out: the other
+seats' cards are dealt at random from the cards this seat does not hold (before the pass nothing
+else is known), every other seat passes by a scored rule of thumb (:func:`pass_scores`), the
+candidate goes to the seat the direction names (:meth:`Rules.pass_target`), and the hand is
+played to the end on the fast path with the guided policy, scored with the table's rules (moon
+included) and the match situation. The same worlds serve every candidate (common random
+numbers), and successive halving spends most playouts on the close contenders.
+
+The candidates are the passes of the :class:`~heartsuit.hearts.bots.heuristic.HeuristicBot`
+and every choice of ``pass_count`` cards among the most passable few by :func:`pass_scores`
+(high spades when short of guards, high hearts, high cards of short suits, a short side suit to
+void). ``method="heuristic"`` skips the playouts and passes the best-scored cards.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from dataclasses import dataclass
+from typing import Literal
+
+from heartsuit.cards import Card
+from heartsuit.hearts.bots.heuristic import HeuristicBot
+from heartsuit.hearts.bots.utility import MOON_ALERT, Scorer
+from heartsuit.hearts.fast_policy import policy_out
+from heartsuit.hearts.fast_tables import Table, card_index, index_card
+from heartsuit.hearts.rules import JACK_OF_DIAMONDS, Rules
+from heartsuit.hearts.view import SeatView
+
+GUARDS = 4  # low spades that make Q♠ K♠ A♠ safe to keep (common advice)
+
+
+@dataclass(frozen=True, slots=True)
+class PassConfig:
+    method: Literal["playouts", "heuristic"] = "playouts"
+    playouts: int = 2000  # playouts for the whole pass decision
+    candidates: int = 7  # the most passable cards whose combinations are tried
+    noise: float = 0.1  # as SearchConfig.noise
+
+
+def pass_scores(rules: Rules, hand: list[int]) -> dict[int, float]:
+    """How much each card (fast-path index) wants to leave the hand; higher passes first."""
+    counts = [0, 0, 0, 0]
+    for i in hand:
+        counts[i // 13] += 1
+    low_spades = sum(1 for i in hand if i // 13 == 3 and i % 13 < 10)
+    short_guard = low_spades < GUARDS or rules.spade_penalties
+    jack = card_index(JACK_OF_DIAMONDS) if rules.jack_of_diamonds else -1
+    out: dict[int, float] = {}
+    for i in hand:
+        suit, r = divmod(i, 13)
+        rank = r + 2
+        if suit == 3:
+            score = (30.0 if short_guard else -5.0) + rank if rank >= 12 else -10.0 + rank / 10
+        elif i == jack:
+            score = -30.0  # the J♦ is a bonus: keep it
+        else:
+            score = rank + (3.0 if suit == 2 else 0.0) + (3.0 if counts[suit] <= 3 else 0.0)
+            if suit != 2 and counts[suit] <= 2:
+                score += 4.0 - counts[suit]  # a near void: passing it makes a void
+        out[i] = score
+    return out
+
+
+def _model_pass(rules: Rules, hand: list[int], count: int) -> list[int]:
+    scores = pass_scores(rules, hand)
+    return sorted(hand, key=lambda i: -scores[i])[:count]
+
+
+def candidates(view: SeatView, width: int) -> list[tuple[int, ...]]:
+    """Candidate passes as sorted index tuples, the heuristic's first."""
+    rules = view.rules
+    count = rules.pass_count
+    hand = [card_index(c) for c in view.hand]
+    scores = pass_scores(rules, hand)
+    ranked = sorted(hand, key=lambda i: -scores[i])
+    pool = ranked[: max(width, count)]
+    heuristic = tuple(sorted(card_index(c) for c in HeuristicBot().choose_pass(view)))
+    out = [heuristic]
+    seen = {heuristic}
+    for combo in itertools.combinations(sorted(pool), count):
+        if combo not in seen:
+            seen.add(combo)
+            out.append(combo)
+    return out
+
+
+def choose_pass_by_playouts(
+    view: SeatView, config: PassConfig, rng: random.Random
+) -> tuple[tuple[Card, ...], int]:
+    """The best candidate pass and the playouts spent (one pack only)."""
+    rules = view.rules
+    count = rules.pass_count
+    if config.method == "heuristic":
+        hand = [card_index(c) for c in view.hand]
+        return tuple(index_card(i) for i in _model_pass(rules, hand, count)), 0
+    pool = candidates(view, config.candidates)
+    if len(pool) == 1 or config.playouts <= 0:
+        return tuple(index_card(i) for i in pool[0]), 0
+    table = Table.of(rules)
+    n = rules.players
+    me = view.seat
+    size = rules.hand_size()
+    mine = [card_index(c) for c in view.hand]
+    held = set(mine)
+    others = [i for i in table.deck if i not in held]
+    scorer = Scorer(table, view.scores)
+    moon_at = max(1, int(table.moon_total * MOON_ALERT)) if table.moon_total > 0 else 0
+    rnd = rng.random
+    alive = list(range(len(pool)))
+    sums = [0.0] * len(pool)
+    rounds = max(1, (len(pool) - 1).bit_length())
+    used = 0
+    for _ in range(rounds):
+        worlds = max(1, config.playouts // rounds // len(alive))
+        for _ in range(worlds):
+            rng.shuffle(others)
+            deal: list[list[int]] = []
+            k = 0
+            for seat in range(n):
+                if seat == me:
+                    deal.append(mine)
+                else:
+                    deal.append(others[k : k + size])
+                    k += size
+            passes = [_model_pass(rules, deal[s], count) if s != me else [] for s in range(n)]
+            for c in alive:
+                hands = [set(h) for h in deal]
+                for giver in range(n):
+                    given = list(pool[c]) if giver == me else passes[giver]
+                    receiver = rules.pass_target(giver, view.pass_direction)
+                    hands[giver].difference_update(given)
+                    hands[receiver].update(given)
+                split: list[int] = []
+                leader = 0
+                for seat, h in enumerate(hands):
+                    mask = sum(1 << i for i in h)
+                    if mask >> table.lead_index & 1:
+                        leader = seat
+                    split += (mask & 0x1FFF, mask >> 13 & 0x1FFF, mask >> 26 & 0x1FFF, mask >> 39)
+                tallies = [0] * n
+                policy_out(
+                    table, split, tallies, leader, (), False, True, rnd, config.noise, -1, moon_at
+                )
+                sums[c] += scorer.utilities(tallies)[me]
+                used += 1
+        if len(alive) <= 2:
+            continue
+        alive.sort(key=lambda c: -sums[c])
+        alive = alive[: max(2, (len(alive) + 1) // 2)]
+    best = max(alive, key=lambda c: sums[c])
+    return tuple(index_card(i) for i in pool[best]), used

@@ -1,0 +1,214 @@
+"""Worlds consistent with one seat's view: what a search bot may assume about hidden cards.
+
+:func:`knowledge` reads a :class:`~heartsuit.hearts.view.SeatView` — the only thing a bot is
+given — into :class:`Knowledge`: the cards the seat has not seen, how many each other seat (and
+the kitty) holds, which cards each seat *may* hold, and which it surely holds. :func:`sample`
+then deals the unseen cards into one random world that agrees with all of it:
+
+* the seat's own hand and every played card are known, so they are never dealt;
+* a seat that did not follow suit is void in the led suit from then on;
+* a seat that led a heart before hearts were broken held nothing but hearts (the engine
+  refuses that lead otherwise); a seat that threw a heart or Q♠ on the first trick (where they
+  are barred) held only such cards;
+* the cards this seat passed are in the receiver's hand until the receiver plays them (the
+  cards received are in this seat's own hand, so they are known like it);
+* Cancellation: two packs (a card can be unseen twice) and a kitty of ``kitty_size`` unseen
+  cards, which is the last "seat" of a world.
+
+Cards are fast-path indices (``suit * 13 + rank - 2``, suits C, D, H, S). The deal is
+sequential: each card goes to a seat that may hold it, with odds proportional to the room left
+(exactly uniform when nothing is known); a card with no room left moves others along a shortest
+augmenting path, so a world exists whenever the knowledge is consistent.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from heartsuit.cards import Card, Suit
+from heartsuit.hearts.fast_tables import card_index
+from heartsuit.hearts.rules import HOLD, QUEEN_OF_SPADES
+from heartsuit.hearts.view import SeatView
+from heartsuit.shuffle import Rng
+
+ALL = (1 << 52) - 1
+HEART_MASK = 0x1FFF << 26
+QUEEN_BIT = 1 << card_index(QUEEN_OF_SPADES)
+
+
+class SamplingError(ValueError):
+    """The knowledge read from a view admits no world (a bug, or a hand-made bad view)."""
+
+
+def suit_mask(suit: Suit) -> int:
+    return 0x1FFF << (13 * _suit_order(suit))
+
+
+def _suit_order(suit: Suit) -> int:
+    return (Suit.CLUBS, Suit.DIAMONDS, Suit.HEARTS, Suit.SPADES).index(suit)
+
+
+@dataclass(frozen=True, slots=True)
+class Knowledge:
+    """What one seat knows about the hidden cards; slot ``players`` is the kitty."""
+
+    seat: int
+    players: int
+    unseen: tuple[int, ...]  # card indices nobody has shown this seat (sorted; may repeat)
+    need: tuple[int, ...]  # per slot (seats, then the kitty): cards it holds unseen; 0 for self
+    allowed: tuple[int, ...]  # per slot: 52-bit mask of the cards it may hold
+    pinned: tuple[tuple[int, ...], ...]  # per slot: cards it surely holds (this seat's pass)
+
+
+def played_cards(view: SeatView) -> list[Card]:
+    out = [c for t in view.tricks for _, c in t.plays]
+    if view.trick is not None:
+        out.extend(c for _, c in view.trick.plays)
+    return out
+
+
+def knowledge(view: SeatView) -> Knowledge:
+    """Read everything ``view``'s seat knows about where the unseen cards are."""
+    rules = view.rules
+    n = rules.players
+    me = view.seat
+    allowed = [ALL] * (n + 1)
+    broken = False
+    breaks_on_queen = rules.hearts_broken_by == "heart_or_queen"
+    records = [*view.tricks, *([view.trick] if view.trick is not None else [])]
+    played_by: list[Counter[int]] = [Counter() for _ in range(n)]
+    for number, record in enumerate(records):
+        plays = record.plays
+        if not plays:
+            continue
+        led = plays[0][1].suit
+        lead_seat, lead_card = plays[0]
+        if number > 0 and lead_card.suit is Suit.HEARTS and not broken:
+            allowed[lead_seat] &= HEART_MASK  # an unbroken heart lead: only hearts were held
+        for seat, card in plays:
+            played_by[seat][card_index(card)] += 1
+            if card.suit is not led:
+                allowed[seat] &= ~suit_mask(led)  # did not follow: void from now on
+                if number == 0 and not rules.first_trick_points and (
+                    card.suit is Suit.HEARTS or card == QUEEN_OF_SPADES
+                ):
+                    # points on the first trick are legal only with nothing else to play
+                    allowed[seat] &= HEART_MASK | QUEEN_BIT
+            if card.suit is Suit.HEARTS or (breaks_on_queen and card == QUEEN_OF_SPADES):
+                broken = True
+    unseen = Counter(card_index(c) for c in rules.deck())
+    unseen.subtract(card_index(c) for c in view.hand)
+    unseen.subtract(card_index(c) for c in played_cards(view))
+    pinned: list[tuple[int, ...]] = [()] * (n + 1)
+    if view.pass_direction is not HOLD and view.passed and view.phase != "pass":
+        target = rules.pass_target(me, view.pass_direction)
+        still = Counter(card_index(c) for c in view.passed)
+        still.subtract(played_by[target])
+        pinned[target] = tuple(sorted((+still).elements()))
+    need = [0 if s == me else view.cards_left[s] for s in range(n)]
+    kitty_hidden = view.kitty_size if not view.kitty else 0
+    need.append(kitty_hidden)
+    allowed[me] = 0
+    return Knowledge(
+        seat=me,
+        players=n,
+        unseen=tuple(sorted((+unseen).elements())),
+        need=tuple(need),
+        allowed=tuple(allowed),
+        pinned=tuple(pinned),
+    )
+
+
+def sample(know: Knowledge, rng: Rng) -> list[list[int]]:
+    """One random world: per slot (seats, then the kitty), the unseen cards it holds.
+
+    The viewer's own slot is empty. Raises :class:`SamplingError` if no world fits.
+    """
+    slots = know.players + 1
+    hands: list[list[int]] = [list(p) for p in know.pinned]
+    room = [need - len(p) for need, p in zip(know.need, know.pinned, strict=True)]
+    rest = Counter(know.unseen)
+    for p in know.pinned:
+        rest.subtract(p)
+    cards = list((+rest).elements())
+    if sum(room) != len(cards) or min(room) < 0:
+        raise SamplingError("the unseen cards do not fill the hands that hold them")
+    allowed = know.allowed
+    # shuffle, then deal the most constrained cards first (a stable sort keeps the shuffle)
+    for i in range(len(cards) - 1, 0, -1):
+        j = rng.below(i + 1)
+        cards[i], cards[j] = cards[j], cards[i]
+    fits = {c: sum(1 for s in range(slots) if allowed[s] >> c & 1) for c in set(cards)}
+    cards.sort(key=fits.__getitem__)
+    movable = [len(p) for p in know.pinned]  # hands[s][movable[s]:] may move (not pinned)
+    for card in cards:
+        open_slots = [s for s in range(slots) if room[s] and allowed[s] >> card & 1]
+        if open_slots:
+            pick = rng.below(sum(room[s] for s in open_slots))
+            for s in open_slots:
+                pick -= room[s]
+                if pick < 0:
+                    break
+            hands[s].append(card)
+            room[s] -= 1
+        else:
+            _augment(card, hands, room, allowed, movable)
+    return hands
+
+
+def _augment(
+    card: int,
+    hands: list[list[int]],
+    room: list[int],
+    allowed: tuple[int, ...],
+    movable: list[int],
+) -> None:
+    """Place ``card`` by moving cards along a shortest path to a slot with room (BFS)."""
+    slots = len(hands)
+    start = [s for s in range(slots) if allowed[s] >> card & 1]
+    parent: dict[int, tuple[int, int] | None] = dict.fromkeys(start)
+    queue = list(start)
+    head = 0
+    while head < len(queue):
+        s = queue[head]
+        head += 1
+        for k in range(movable[s], len(hands[s])):
+            moved = hands[s][k]
+            for t in range(slots):
+                if t in parent or not allowed[t] >> moved & 1:
+                    continue
+                parent[t] = (s, k)
+                if room[t]:
+                    # unwind: t takes moved from s, s takes whatever it gave up to, and so on
+                    room[t] -= 1
+                    while True:
+                        step = parent[t]
+                        if step is None:
+                            hands[t].append(card)
+                            return
+                        src, idx = step
+                        hands[t].append(hands[src][idx])
+                        hands[src][idx] = hands[src][-1]
+                        hands[src].pop()
+                        t = src
+                queue.append(t)
+    raise SamplingError(f"no seat that may hold card {card} has room, even after moving cards")
+
+
+def consistent(know: Knowledge, world: list[list[int]]) -> str | None:
+    """Why ``world`` breaks ``know``, or None (the tests' check, also handy when debugging)."""
+    if len(world) != know.players + 1:
+        return "a world lists every seat and the kitty"
+    if Counter(c for h in world for c in h) != Counter(know.unseen):
+        return "the world's cards are not exactly the unseen cards"
+    for s, hand in enumerate(world):
+        if len(hand) != know.need[s]:
+            return f"slot {s} holds {len(hand)} cards, not {know.need[s]}"
+        bad = [c for c in hand if not know.allowed[s] >> c & 1]
+        if bad:
+            return f"slot {s} holds card(s) {bad} it cannot hold"
+        missing = Counter(know.pinned[s]) - Counter(hand)
+        if missing:
+            return f"slot {s} lacks the passed card(s) {sorted(missing.elements())}"
+    return None

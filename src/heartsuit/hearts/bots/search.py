@@ -1,0 +1,277 @@
+"""The search player: information-set search over worlds sampled from the seat's view.
+
+:class:`SearchBot` never sees a hidden card. For each decision it reads what its seat knows
+(:mod:`heartsuit.hearts.bots.sampling`), deals the unseen cards into many consistent worlds, and
+judges each legal card by guided playouts on the fast path (:mod:`heartsuit.hearts.fast_policy`),
+scored with the table's real rules (moon, J♦, spade penalties) and, near the end of a match, by
+what the hand does to the match (the exactly-100 reset, who wins). Two algorithms:
+
+* ``"pimc"`` — determinized sampling (perfect-information Monte Carlo): every sampled world
+  plays every legal card, each followed by a guided playout; the best mean wins. When the hand
+  might shoot the moon (nobody else has points yet, and it is strong), each card is also played
+  out with this seat going for the moon, and a card is worth the better of the two plans.
+* ``"ismcts"`` — single-observer information-set MCTS: one tree of this seat's and the others'
+  plays, a fresh world per iteration, UCB with availability counts, guided rollouts.
+
+Budgets: ``playouts`` (deterministic: the same seed and view give the same card) and/or
+``seconds`` of CPU time (``time.process_time``; machine-dependent). Every random choice comes
+from generators seeded by the bot's seed and the decision's view, never from earlier calls.
+
+Cancellation (two packs, a kitty, held-over tricks) has no guided fast path; the bot plays it
+with :class:`~heartsuit.hearts.bots.heuristic.HeuristicBot`, and passes like it there too.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Literal
+
+from heartsuit.cards import Card
+from heartsuit.hearts.bots.heuristic import HeuristicBot
+from heartsuit.hearts.bots.passing import PassConfig, choose_pass_by_playouts
+from heartsuit.hearts.bots.sampling import Knowledge, knowledge, sample
+from heartsuit.hearts.bots.utility import MOON_ALERT, Scorer
+from heartsuit.hearts.fast import FastState, Table, position_from_view
+from heartsuit.hearts.fast_policy import policy_out
+from heartsuit.hearts.fast_tables import card_index, index_card, split_suits
+from heartsuit.hearts.view import SeatView
+from heartsuit.shuffle import Rng, derive_seed
+
+Algorithm = Literal["pimc", "ismcts"]
+
+
+@dataclass(frozen=True, slots=True)
+class SearchConfig:
+    """How hard the search works and how it plays out."""
+
+    algorithm: Algorithm = "pimc"
+    playouts: int | None = 1000  # playouts per decision (None: only the time budget)
+    seconds: float | None = None  # CPU seconds per decision (None: only the playout budget)
+    noise: float = 0.1  # chance that a guided playout player picks any legal card
+    exploration: float = 0.7  # ISMCTS: UCB constant, on utilities scaled to about -1..0
+    # PIMC: also judge each card with this seat shooting the moon (off: measured no better)
+    moon_plans: bool = False
+    passing: PassConfig = field(default_factory=PassConfig)
+
+
+class Budget:
+    """Counts playouts and CPU time against a :class:`SearchConfig`'s limits."""
+
+    __slots__ = ("deadline", "limit", "used")
+
+    def __init__(self, playouts: int | None, seconds: float | None) -> None:
+        self.limit = playouts
+        self.deadline = time.process_time() + seconds if seconds is not None else None
+        self.used = 0
+
+    def spent(self) -> bool:
+        if self.limit is not None and self.used >= self.limit:
+            return True
+        return self.deadline is not None and time.process_time() >= self.deadline
+
+
+def decision_seed(seed: int, view: SeatView, what: str) -> int:
+    """A seed for one decision: the bot's seed and what the view shows (not the call count)."""
+    played = sum(len(t.plays) for t in view.tricks) + (len(view.trick.plays) if view.trick else 0)
+    hand = "".join(c.code for c in view.hand)
+    return derive_seed(f"{what}/{seed}/{view.seat}/{view.hand_number}/{played}/{hand}", 0)
+
+
+class SearchBot:
+    """Sampled-world search; see the module docstring. ``seed`` drives every random choice."""
+
+    name = "search"
+
+    def __init__(self, seed: int = 0, config: SearchConfig | None = None) -> None:
+        self.seed = seed
+        self.config = config if config is not None else SearchConfig()
+        self.fallback = HeuristicBot(seed)
+        self.last_playouts = 0  # playouts spent on the last decision (for benchmarks)
+
+    # --- passing ---------------------------------------------------------------------------
+
+    def choose_pass(self, view: SeatView) -> tuple[Card, ...]:
+        if view.rules.packs != 1:
+            return self.fallback.choose_pass(view)
+        rng = random.Random(decision_seed(self.seed, view, "pass"))
+        chosen, used = choose_pass_by_playouts(view, self.config.passing, rng)
+        self.last_playouts = used
+        return chosen
+
+    # --- playing ---------------------------------------------------------------------------
+
+    def choose_play(self, view: SeatView) -> Card:
+        legal = list(dict.fromkeys(view.legal))
+        if not legal:
+            raise ValueError(f"seat {view.seat} has no legal play: it is not its turn")
+        self.last_playouts = 0
+        if len(legal) == 1:
+            return legal[0]
+        if view.rules.packs != 1:
+            return self.fallback.choose_play(view)
+        seed = decision_seed(self.seed, view, "play")
+        search = _Search(view, self.config, seed)
+        if self.config.algorithm == "ismcts":
+            index = search.ismcts([card_index(c) for c in legal])
+        else:
+            index = search.pimc([card_index(c) for c in legal])
+        self.last_playouts = search.budget.used
+        return index_card(index)
+
+
+class _Search:
+    """One decision's worth of state: the knowledge, the base position, generators, budget."""
+
+    def __init__(self, view: SeatView, config: SearchConfig, seed: int) -> None:
+        self.view = view
+        self.config = config
+        self.me = view.seat
+        self.table = Table.of(view.rules)
+        self.know: Knowledge = knowledge(view)
+        self.rng = Rng(seed)
+        self.rnd = random.Random(seed).random
+        self.scorer = Scorer(self.table, view.scores)
+        self.budget = Budget(config.playouts, config.seconds)
+        self.own = split_suits(sum(1 << card_index(c) for c in view.hand))
+        first = self.world_masks()
+        hidden = [[index_card(i) for i in first[s]] for s in range(self.table.players)]
+        self.base = FastState(self.table, position_from_view(view, hidden))
+        total = self.table.moon_total
+        self.moon_at = max(1, int(total * MOON_ALERT)) if total > 0 else 0
+        self.pending: list[list[int]] | None = first
+
+    def world_masks(self) -> list[list[int]]:
+        return sample(self.know, self.rng)
+
+    def next_state(self) -> FastState:
+        """A fresh world as a stepping state (the first one is the world the base was built on)."""
+        world = self.pending if self.pending is not None else self.world_masks()
+        self.pending = None
+        state = self.base.copy()
+        hands: list[int] = []
+        for seat in range(self.table.players):
+            if seat == self.me:
+                hands += self.own
+            else:
+                hands += split_suits(sum(1 << i for i in world[seat]))
+        state.hands = hands
+        return state
+
+    def rollout(self, state: FastState, shooter: int = -1) -> list[float]:
+        hands = state.hands[:]
+        tallies = state.tallies[:]
+        policy_out(
+            self.table,
+            hands,
+            tallies,
+            state.leader,
+            tuple(state.trick),
+            state.broken,
+            state.first,
+            self.rnd,
+            self.config.noise,
+            shooter,
+            self.moon_at,
+        )
+        self.budget.used += 1
+        return self.scorer.utilities(tallies)
+
+    def moon_possible(self) -> bool:
+        """Worth planning a moon: nobody else has points, and the hand is strong or scoring."""
+        view = self.view
+        if not self.config.moon_plans or self.table.moon_total <= 0:
+            return False
+        if any(p > 0 for s, p in enumerate(view.points_taken) if s != self.me):
+            return False
+        high = sum(1 for c in view.hand if c.rank >= 12)
+        return view.points_taken[self.me] > 0 or 3 * high >= len(view.hand)
+
+    # --- determinized sampling ---------------------------------------------------------------
+
+    def pimc(self, moves: list[int]) -> int:
+        plans = (-1, self.me) if self.moon_possible() else (-1,)
+        sums = [[0.0] * len(moves) for _ in plans]
+        worlds = 0
+        while worlds == 0 or not self.budget.spent():
+            state = self.next_state()
+            worlds += 1
+            for k, move in enumerate(moves):
+                after = state.copy()
+                after.play(move)
+                for p, shooter in enumerate(plans):
+                    sums[p][k] += self.rollout(after, shooter)[self.me]
+        best = max(range(len(moves)), key=lambda k: max(s[k] for s in sums))
+        return moves[best]
+
+    # --- information-set MCTS ----------------------------------------------------------------
+
+    def ismcts(self, moves: list[int]) -> int:
+        root = _Node()
+        scale = 1.0 / max(self.table.moon_total, 1)
+        c = self.config.exploration
+        rnd = self.rnd
+        iterations = 0
+        while iterations == 0 or not self.budget.spent():
+            iterations += 1
+            state = self.next_state()
+            node = root
+            path: list[tuple[_Node, int]] = []
+            while not state.done:
+                legal = state.legal()
+                untried = []
+                options = []
+                m = legal
+                while m:
+                    low = m & -m
+                    i = low.bit_length() - 1
+                    m ^= low
+                    known = node.children.get(i)
+                    if known is None:
+                        untried.append(i)
+                    else:
+                        known.avail += 1
+                        options.append((i, known))
+                mover = state.to_play
+                if untried:
+                    i = untried[int(rnd() * len(untried))]
+                    fresh = node.children[i] = _Node()
+                    fresh.avail = 1
+                    state.play(i)
+                    path.append((fresh, mover))
+                    break
+                best_value = -math.inf
+                chosen = node
+                for i_opt, opt in options:
+                    # UCB over availability: a card is compared with the times it could be played
+                    value = opt.total / opt.visits + c * math.sqrt(
+                        math.log(opt.avail + 1) / opt.visits
+                    )
+                    if value > best_value:
+                        best_value, i, chosen = value, i_opt, opt
+                state.play(i)
+                path.append((chosen, mover))
+                node = chosen
+            if state.done:
+                gains = self.scorer.utilities(state.tallies)
+                self.budget.used += 1
+            else:
+                gains = self.rollout(state)
+            root.visits += 1
+            for child, mover in path:
+                child.visits += 1
+                child.total += gains[mover] * scale
+        visits = [root.children[m].visits if m in root.children else 0 for m in moves]
+        return moves[max(range(len(moves)), key=visits.__getitem__)]
+
+
+class _Node:
+    __slots__ = ("avail", "children", "total", "visits")
+
+    def __init__(self) -> None:
+        self.children: dict[int, _Node] = {}
+        self.visits = 0
+        self.total = 0.0
+        self.avail = 0

@@ -1,0 +1,205 @@
+"""Guided playouts: the fast path's hand finished by rule-of-thumb players, not random ones.
+
+A search bot judges a card by the hands that follow it; random followers make every hand look
+like a lottery (a random player drops Q♠ on anyone, leads its aces, never ducks), so the search
+learns little. :func:`policy_out` plays the rest of a hand on the fast path's split suit masks
+(``hands[seat * 4 + suit]``, see :mod:`heartsuit.hearts.fast`) with the core of
+:class:`~heartsuit.hearts.bots.heuristic.HeuristicBot`, written for speed:
+
+* lead the lowest card of a random suit, keeping spades back while holding Q♠, K♠ or A♠;
+* follow by ducking with the highest card that still loses; when that is impossible, or when
+  last to a trick without points, win with the highest card (Q♠ only when nothing else);
+* when void, throw Q♠, then A♠/K♠, then the highest heart, then the top of the shortest suit;
+
+and with probability ``noise`` any legal card instead, so the playouts of one position differ.
+The rules are the fast path's (first trick, hearts broken, following suit), so every play is
+legal; a test replays guided playouts through the engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from heartsuit.hearts.fast_tables import JACK_MARK, NTH, POP, Table
+
+HIGH_SPADES = 0x1C00  # Q♠ K♠ A♠ as rank bits of the spade suit mask
+QUEEN_BIT = 1 << 10
+KING_ACE = 0x1800
+
+
+def _random_card(masks: tuple[int, int, int, int], rnd: Callable[[], float]) -> tuple[int, int]:
+    pc, pd, ph, ps = POP[masks[0]], POP[masks[1]], POP[masks[2]], POP[masks[3]]
+    k = int(rnd() * (pc + pd + ph + ps))
+    for suit, count in enumerate((pc, pd, ph, ps)):
+        if k < count:
+            return suit, NTH[masks[suit] * 13 + k]
+        k -= count
+    return 3, NTH[masks[3] * 13 + ps - 1]  # rnd() == 1.0 never happens; keep mypy content
+
+
+def policy_out(
+    table: Table,
+    hands: list[int],
+    tallies: list[int],
+    leader: int,
+    trick: tuple[int, ...],
+    broken: bool,
+    first: bool,
+    rnd: Callable[[], float],
+    noise: float = 0.1,
+    shooter: int = -1,
+    moon_at: int = 0,
+    record: list[int] | None = None,
+) -> None:
+    """Play the hand to its end with the guided policy; adds each trick's tally to its winner.
+
+    The arguments are those of :func:`heartsuit.hearts.fast_loop.play_out` (``hands`` is
+    emptied, ``tallies`` grows), with ``rnd`` a ``random.Random().random`` for the choices.
+    ``shooter`` is a seat that plays for the moon from the start (-1: none); ``moon_at`` (when
+    positive) makes any seat that has taken every penalty point so far, and at least that
+    many, shoot from then on. While someone shoots, the others defend: they win the shooter's
+    tricks when they can and feed it no points. ``record``, when given, receives every card
+    played, in order (for tests).
+    """
+    pop = POP
+    suit_tally = table.suit_tally
+    suit_breaks = table.suit_breaks
+    seats_after = table.seats_after
+    ban = table.first_banned
+    last_pos = table.players - 2
+    moon_alive = moon_at > 0 or shooter >= 0
+    tricks_left = sum(pop[hands[leader * 4 + s]] for s in range(4)) + (1 if trick else 0)
+    while tricks_left:
+        tricks_left -= 1
+        if moon_alive:
+            takers = [seat for seat, t in enumerate(tallies) if t % JACK_MARK]
+            if len(takers) > 1 or (takers and shooter >= 0 and takers[0] != shooter):
+                moon_alive = False
+                shooter = -1
+            elif takers and moon_at and tallies[takers[0]] % JACK_MARK >= moon_at:
+                shooter = takers[0]
+        if trick:
+            led = trick[0] // 13
+            best = -1
+            winner = leader
+            points = 0
+            for k, i in enumerate(trick):
+                suit, r = divmod(i, 13)
+                points += suit_tally[suit][r]
+                if suit == led and r > best:
+                    best = r
+                    winner = (leader + k) % table.players
+            order = seats_after[leader][len(trick) - 1 :]
+            start = len(trick) - 1
+            trick = ()
+        else:
+            base = leader * 4
+            c, d, h, s = hands[base : base + 4]
+            if first:
+                i = table.lead_index
+                led, r = divmod(i, 13)
+            else:
+                if not broken and (c or d or s):
+                    h = 0
+                if rnd() < noise:
+                    led, r = _random_card((c, d, h, s), rnd)
+                elif leader == shooter:
+                    # shoot: lead the highest card held (it is the likeliest to stay on top)
+                    r, led = max((m.bit_length() - 1, k) for k, m in enumerate((c, d, h, s)))
+                else:
+                    # keep spades back while holding a high one (it would draw the queen)
+                    safe = [m for m in ((c, 0), (d, 1), (h, 2)) if m[0]]
+                    if s and not s & HIGH_SPADES:
+                        safe.append((s, 3))
+                    if not safe:
+                        safe = [(m, k) for k, m in enumerate((c, d, h, s)) if m]
+                    mask, led = safe[int(rnd() * len(safe))]
+                    r = (mask & -mask).bit_length() - 1
+            hands[base + led] ^= 1 << r
+            if record is not None:
+                record.append(led * 13 + r)
+            best = r
+            winner = leader
+            points = suit_tally[led][r]
+            if suit_breaks[led][r]:
+                broken = True
+            order = seats_after[leader]
+            start = 0
+        for pos, seat in enumerate(order, start):
+            base = seat * 4
+            follow = hands[base + led]
+            if follow:
+                if first:
+                    clean = follow & ~ban[led]
+                    if clean:
+                        follow = clean
+                if follow & (follow - 1) == 0:
+                    r = follow.bit_length() - 1
+                elif rnd() < noise:
+                    r = NTH[follow * 13 + int(rnd() * pop[follow])]
+                elif shooter >= 0 and (seat == shooter or winner == shooter):
+                    # the shooter wins what it can; a defender beats the shooter if it can
+                    top = follow.bit_length() - 1
+                    r = top if top > best else (follow & -follow).bit_length() - 1
+                else:
+                    below = follow & ((1 << best) - 1) if best >= 0 else 0
+                    if below and not (pos == last_pos and points <= 0):
+                        r = below.bit_length() - 1  # duck as high as possible
+                    else:
+                        top = follow
+                        if led == 3 and follow & QUEEN_BIT and follow != QUEEN_BIT:
+                            top = follow ^ QUEEN_BIT  # win with anything but the queen
+                        r = top.bit_length() - 1
+                hands[base + led] ^= 1 << r
+                if record is not None:
+                    record.append(led * 13 + r)
+                points += suit_tally[led][r]
+                if suit_breaks[led][r]:
+                    broken = True
+                if r > best:
+                    best = r
+                    winner = seat
+                continue
+            c, d, h, s = hands[base : base + 4]
+            if first:
+                cc, dd, hh, ss = c & ~ban[0], d & ~ban[1], h & ~ban[2], s & ~ban[3]
+                if cc or dd or hh or ss:
+                    c, d, h, s = cc, dd, hh, ss
+            if rnd() < noise:
+                suit, r = _random_card((c, d, h, s), rnd)
+            elif shooter >= 0 and (seat == shooter or winner == shooter):
+                # shooter: throw away a low card that carries no points; defender: feed the
+                # shooter nothing (the same choice)
+                spare = [(m, k) for k, m in enumerate((c, d, 0, s & ~HIGH_SPADES)) if m]
+                if spare:
+                    mask, suit = min(spare, key=lambda mk: mk[0] & -mk[0])
+                    r = (mask & -mask).bit_length() - 1
+                else:
+                    suit, r = _lowest((c, d, h, s))
+            elif s & QUEEN_BIT:
+                suit, r = 3, 10
+            elif s & KING_ACE:
+                suit, r = 3, s.bit_length() - 1
+            elif h:
+                suit, r = 2, h.bit_length() - 1
+            else:
+                # the top card of the shortest suit left (a void to come)
+                suit, mask = min(
+                    ((k, m) for k, m in enumerate((c, d, h, s)) if m),
+                    key=lambda km: pop[km[1]],
+                )
+                r = mask.bit_length() - 1
+            hands[base + suit] ^= 1 << r
+            if record is not None:
+                record.append(suit * 13 + r)
+            points += suit_tally[suit][r]
+            if suit_breaks[suit][r]:
+                broken = True
+        tallies[winner] += points
+        leader = winner
+        first = False
+
+
+def _lowest(masks: tuple[int, int, int, int]) -> tuple[int, int]:
+    r, suit = min(((m & -m).bit_length() - 1, k) for k, m in enumerate(masks) if m)
+    return suit, r

@@ -1,0 +1,287 @@
+"""The search bots: sampled worlds agree with the view, choices are legal and seeded, the guided
+playouts follow the rules, and the search sees the moon. Tiny budgets: these tests check
+behaviour, never speed (bench/hearts_search.py measures that)."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from heartsuit.cards import Card, Suit
+from heartsuit.hearts import Hand, Rules
+from heartsuit.hearts.bots import BOTS, make_bot
+from heartsuit.hearts.bots.easy import EasyBot
+from heartsuit.hearts.bots.passing import PassConfig, candidates
+from heartsuit.hearts.bots.sampling import consistent, knowledge, sample
+from heartsuit.hearts.bots.search import SearchBot, SearchConfig
+from heartsuit.hearts.bots.utility import Scorer
+from heartsuit.hearts.fast import FastState, Position, Table
+from heartsuit.hearts.fast_policy import policy_out
+from heartsuit.hearts.fast_tables import card_index, hand_points, index_card
+from heartsuit.hearts.game import Phase
+from heartsuit.hearts.rules import PRESET_NAMES, QUEEN_OF_SPADES
+from heartsuit.shuffle import Rng
+
+from .hearts_helpers import cards
+
+TINY = SearchConfig(playouts=12, passing=PassConfig(playouts=30, candidates=5))
+TINY_ISMCTS = SearchConfig(algorithm="ismcts", playouts=40, passing=PassConfig(method="heuristic"))
+# every preset, Cancellation at every table size, and one-pack tables with passing on
+TABLES = [
+    *(Rules.preset(name) for name in PRESET_NAMES if name != "cancellation"),
+    *(Rules.preset("cancellation", players=n) for n in range(6, 11)),
+    Rules.preset("cancellation", players=7, passing=True, pass_cycle=("left",)),
+    Rules.preset("standard", jack_of_diamonds=True, hearts_broken_by="heart_or_queen"),
+    Rules.preset("black-maria", spade_penalties=True),
+    Rules.preset("standard", first_trick_points=True, moon="shooter_chooses"),
+]
+
+
+def random_position(rules: Rules, seed: int, plays: int) -> Hand:
+    """A hand dealt from ``seed``, passed by the heuristic, with ``plays`` random plays made."""
+    rnd = random.Random(seed)
+    hand = Hand.deal(rules, seed, hand_number=seed % 4)
+    if hand.phase is Phase.PASS:
+        for seat in range(rules.players):
+            hand.pass_cards(seat, make_bot("heuristic").choose_pass(hand.view(seat)))
+    for _ in range(plays):
+        if hand.phase is not Phase.PLAY:
+            break
+        turn = hand.to_play
+        assert turn is not None
+        hand.play(turn, rnd.choice(hand.legal_plays(turn)))
+    return hand
+
+
+def to_cards(indices: list[int]) -> Counter[Card]:
+    return Counter(index_card(i) for i in indices)
+
+
+# --- sampled worlds ---------------------------------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    table=st.integers(0, len(TABLES) - 1),
+    seed=st.integers(0, 10**6),
+    plays=st.integers(0, 60),
+    seat=st.integers(0, 9),
+)
+def test_sampled_worlds_agree_with_everything_the_seat_knows(
+    table: int, seed: int, plays: int, seat: int
+) -> None:
+    rules = TABLES[table]
+    hand = random_position(rules, seed, plays)
+    if hand.phase is not Phase.PLAY:
+        return
+    seat %= rules.players
+    view = hand.view(seat)
+    know = knowledge(view)
+    # the truth is one of the worlds the knowledge allows (nothing is over-inferred)
+    truth = [
+        [] if s == seat else [card_index(c) for c in hand.holdings[s]] for s in range(rules.players)
+    ]
+    truth.append([card_index(c) for c in hand.kitty] if hand.kitty_taker is None else [])
+    if hand.kitty_taker is not None:
+        # the kitty was taken unseen: its cards are still unseen to this seat
+        truth[-1] = [card_index(c) for c in hand.kitty]
+    assert consistent(know, truth) is None
+    rng = Rng(seed)
+    played = Counter(c for t in view.tricks for _, c in t.plays)
+    if view.trick is not None:
+        played.update(c for _, c in view.trick.plays)
+    for _ in range(5):
+        world = sample(know, rng)
+        assert consistent(know, world) is None
+        # checked again from the view itself, not through the knowledge
+        dealt = Counter(index_card(i) for h in world for i in h)
+        assert dealt + Counter(view.hand) + played == Counter(rules.deck())
+        assert world[seat] == []
+        for s in range(rules.players):
+            if s != seat:
+                assert len(world[s]) == view.cards_left[s]
+        assert len(world[-1]) == view.kitty_size
+        for record in [*view.tricks, *([view.trick] if view.trick else [])]:
+            led = record.plays[0][1].suit if record.plays else None
+            for s, card in record.plays:
+                if card.suit is not led:
+                    assert all(index_card(i).suit is not led for i in world[s])
+        if view.passed and view.pass_direction != "hold":
+            target = rules.pass_target(seat, view.pass_direction)
+            by_target = Counter(c for t in view.tricks for s, c in t.plays if s == target)
+            if view.trick is not None:
+                by_target.update(c for s, c in view.trick.plays if s == target)
+            still = Counter(view.passed) - by_target
+            assert not still - to_cards(world[target])
+
+
+def test_a_passed_card_stays_with_its_receiver_until_played() -> None:
+    rules = Rules()
+    hand = Hand.deal(rules, 11, pass_direction="left")
+    for seat in range(4):
+        hand.pass_cards(seat, make_bot("heuristic").choose_pass(hand.view(seat)))
+    view = hand.view(0)
+    know = knowledge(view)
+    rng = Rng(1)
+    for _ in range(20):
+        world = sample(know, rng)
+        assert set(view.passed) <= set(to_cards(world[1]))
+
+
+def test_a_seat_that_throws_points_on_the_first_trick_holds_only_points() -> None:
+    hand = Hand.from_cards(
+        Rules(),
+        [
+            cards("2C 2D 3D 4D 5D 6D 7D 8D 9D 10D JD QD KD"),
+            cards("2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH QS"),
+            cards("3C 4C 5C 6C 7C 8C 9C 10C JC QC KC AC AD"),
+            cards("2S 3S 4S 5S 6S 7S 8S 9S 10S JS KS AS AH"),
+        ],
+        pass_direction="hold",
+    )
+    for card in cards("2C 2H 3C 2S"):
+        hand.play(hand.to_play if hand.to_play is not None else 0, card)
+    know = knowledge(hand.view(2))  # seat 2 won the first trick
+    points = sum(1 << i for i in range(26, 39)) | 1 << card_index(QUEEN_OF_SPADES)
+    assert know.allowed[1] & ~points == 0  # a heart there means nothing clean was held
+    world = sample(know, Rng(3))
+    assert all(index_card(i).suit is Suit.HEARTS or index_card(i) == QUEEN_OF_SPADES
+               for i in world[1])
+
+
+# --- guided playouts ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", [n for n in PRESET_NAMES if n != "cancellation"])
+def test_guided_playouts_play_legally_and_score_like_the_engine(name: str) -> None:
+    rules = Rules.preset(name)
+    table = Table.of(rules)
+    for seed in range(25):
+        rnd = random.Random(seed)
+        hand = random_position(rules, seed, rnd.randrange(0, 30))
+        assert hand.trick is not None
+        state = FastState(
+            table,
+            Position.from_cards(
+                hand.holdings,
+                leader=hand.trick.leader,
+                trick=[c for _, c in hand.trick.plays],
+                hearts_broken=hand.hearts_broken,
+                first_trick=not hand.tricks,
+                taken=hand.taken,
+            ),
+        )
+        played: list[int] = []
+        hands, tallies = state.hands[:], state.tallies[:]
+        policy_out(
+            table, hands, tallies, state.leader, tuple(state.trick), state.broken, state.first,
+            rnd.random, 0.2, rnd.choice([-1, 0, 2]), rnd.choice([0, 8]), played,
+        )
+        for index in played:
+            hand.play(hand.to_play or 0, index_card(index))  # the engine refuses an illegal card
+        assert hand.phase is Phase.DONE
+        assert list(hand.points()) == hand_points(table, tallies)
+
+
+# --- choices --------------------------------------------------------------------------------------
+
+
+@settings(max_examples=14, deadline=None)
+@given(table=st.integers(0, len(TABLES) - 1), seed=st.integers(0, 10**6))
+def test_search_bots_pass_and_play_legally_in_every_preset(table: int, seed: int) -> None:
+    rules = TABLES[table]
+    config = TINY if seed % 2 else TINY_ISMCTS
+    bots = [SearchBot(seed + s, config) for s in range(rules.players)]
+    hand = Hand.deal(rules, seed, hand_number=seed % 3)
+    if hand.phase is Phase.PASS:
+        for seat, bot in enumerate(bots):
+            hand.pass_cards(seat, bot.choose_pass(hand.view(seat)))
+    while hand.phase is Phase.PLAY:
+        turn = hand.to_play
+        assert turn is not None
+        view = hand.view(turn)
+        card = bots[turn].choose_play(view)
+        assert card in view.legal
+        hand.play(turn, card)
+
+
+@settings(max_examples=10, deadline=None)
+@given(table=st.integers(0, len(TABLES) - 1), seed=st.integers(0, 10**6))
+def test_easy_bot_passes_and_plays_legally(table: int, seed: int) -> None:
+    rules = TABLES[table]
+    bots = [EasyBot(seed + s, slip=0.5) for s in range(rules.players)]
+    hand = Hand.deal(rules, seed, hand_number=seed % 3)
+    if hand.phase is Phase.PASS:
+        for seat, bot in enumerate(bots):
+            hand.pass_cards(seat, bot.choose_pass(hand.view(seat)))
+    while hand.phase is Phase.PLAY:
+        turn = hand.to_play
+        assert turn is not None
+        hand.play(turn, bots[turn].choose_play(hand.view(turn)))
+
+
+@pytest.mark.parametrize("config", [TINY, TINY_ISMCTS], ids=["pimc", "ismcts"])
+def test_the_same_seed_and_view_give_the_same_card(config: SearchConfig) -> None:
+    for seed in range(6):
+        hand = random_position(Rules(), seed, 9)
+        view = hand.view(hand.to_play or 0)
+        first = SearchBot(seed, config).choose_play(view)
+        bot = SearchBot(seed, config)
+        bot.choose_play(hand.view(hand.to_play or 0))  # earlier calls change nothing
+        assert bot.choose_play(view) == first
+    passing = Hand.deal(Rules(), 4, pass_direction="left").view(2)
+    assert SearchBot(8, TINY).choose_pass(passing) == SearchBot(8, TINY).choose_pass(passing)
+
+
+def test_registry_levels_are_seeded_bots() -> None:
+    for name in ("easy", "normal", "hard", "search"):
+        assert name in BOTS
+    hand = random_position(Rules(), 3, 5)
+    view = hand.view(hand.to_play or 0)
+    assert make_bot("easy", 2).choose_play(view) in view.legal
+    assert make_bot("normal", 2).choose_play(view) == make_bot("normal", 2).choose_play(view)
+
+
+def test_pass_candidates_start_with_the_heuristic_pass_and_are_distinct() -> None:
+    view = Hand.deal(Rules(), 9, pass_direction="right").view(1)
+    pool = candidates(view, 7)
+    assert len(pool) == len(set(pool)) >= 30
+    assert all(len(p) == 3 and set(map(index_card, p)) <= set(view.hand) for p in pool)
+
+
+def test_passing_by_playouts_dumps_an_unguarded_queen() -> None:
+    rules = Rules()
+    hand = Hand.from_cards(
+        rules,
+        [
+            cards("QS 3S 2C 5C 9C 4D 8D JD 3H 6H 9H 10H 2H"),
+            cards("AS KS 4S 3C 4C 6C 7C 2D 3D 5D 4H 5H 7H"),
+            cards("5S 6S 7S 8S 8C 10C JC QC 6D 7D 9D 8H JH"),
+            cards("2S 9S 10S JS KC AC 10D QD KD AD QH KH AH"),
+        ],
+        pass_direction="left",
+    )
+    bot = SearchBot(1, SearchConfig(playouts=12, passing=PassConfig(playouts=1500)))
+    assert QUEEN_OF_SPADES in bot.choose_pass(hand.view(0))
+
+
+# --- scoring ------------------------------------------------------------------------------------
+
+
+def test_a_moon_is_worth_its_real_score() -> None:
+    scorer = Scorer(Table.of(Rules()), (0, 0, 0, 0))
+    assert scorer.utilities([26, 0, 0, 0]) == [0.0, -26.0, -26.0, -26.0]
+    minus = Scorer(Table.of(Rules(moon="self_minus_26")), (0, 0, 0, 0))
+    assert minus.utilities([0, 26, 0, 0]) == [0.0, 26.0, 0.0, 0.0]
+
+
+def test_near_the_target_exactly_100_counts_as_a_gain() -> None:
+    rules = Rules(exactly_100_reset=True)
+    scorer = Scorer(Table.of(rules), (90, 40, 40, 40))
+    assert scorer.utilities([10, 0, 16, 0])[0] == 40.0  # 90 + 10 = 100 → 50
+    scorer = Scorer(Table.of(Rules()), (90, 40, 60, 85))
+    assert scorer.utilities([12, 8, 6, 0])[1] == -8.0 + 50.0  # 102 ends the match; 48 wins
