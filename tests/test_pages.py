@@ -183,7 +183,7 @@ def test_the_hearts_start_page_offers_the_modes_presets_and_levels(
     match = re.search(r'<script type="application/json" id="hearts-config">(.*?)</script>', html)
     assert match is not None
     config = json.loads(match.group(1))
-    assert config["levels"] == list(pages.HEARTS_LEVELS) == ["easy", "normal"]
+    assert config["levels"] == list(pages.HEARTS_LEVELS) == ["easy", "normal", "hard"]
     assert config["presets"] == [list(p) for p in pages.HEARTS_PRESETS]
     assert _embedded(html) == pages.script_messages(lang, "hearts")
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from heartsuit.cards import Card
 from heartsuit.hearts import Match
+from heartsuit.server.hearts_view import pass_receiver
 
 NAMES = ("Ana", "Budi", "Citra", "Dedi", "Eka", "Fajar", "Gita", "Hadi", "Indah", "Joko")
 
@@ -115,6 +116,7 @@ def hearts_state(
         },
         "view": view.to_dict() if view is not None else None,
         "illegal": illegal,
+        "pass_to": pass_receiver(view),
         "sheet": sheet or {"hands": [], "totals": [], "shooters": []},
         "over": over,
         "events": list(events),
@@ -130,7 +132,7 @@ def pass_all(match: Match, first: Sequence[str] | None = None) -> None:
             if seat == 0 and first is not None
             else list(hand.holdings[seat][: match.rules.pass_count])
         )
-        hand.pass_cards(seat, cards)
+        match.pass_cards(seat, cards)
 
 
 Handler = Callable[[dict[str, Any]], list[dict[str, Any]] | None]

@@ -15,6 +15,7 @@ import pytest
 from heartsuit import i18n
 from heartsuit.cards import Card
 from heartsuit.hearts import Match, Rules
+from heartsuit.hearts.bots import LEVELS
 from tests.browser.conftest import ServerProcess, screenshot
 from tests.browser.hearts_fake import FakeHearts, hearts_state, pass_all, seats
 
@@ -209,7 +210,7 @@ def test_same_device_cover_keeps_the_cards_out_of_the_page(
     fake.on("hearts.look", lambda f: [hearts_state(match, view_seat=0, version=2, **common)])
 
     def passed(frame: dict[str, Any]) -> list[dict[str, Any]]:
-        match.hand.pass_cards(0, [Card.parse(c) for c in frame["cards"]])
+        match.pass_cards(0, [Card.parse(c) for c in frame["cards"]])
         return [hearts_state(match, view_seat=None, version=3, **common)]
 
     fake.on("hearts.pass", passed)
@@ -429,7 +430,7 @@ def test_more_options_disable_what_a_preset_decides(page: Any, server: ServerPro
     assert page.locator("[data-levels] select").count() == 9
     assert page.eval_on_selector_all(
         "[data-levels] select option", "os => [...new Set(os.map(o => o.value))]"
-    ) == ["easy", "normal"]
+    ) == list(LEVELS)
     page.fill("[data-code]", "HE1-B-AAAAAAM")
     assert page.is_checked('input[value="black-maria"]') and page.is_enabled("#opt-spade_penalties")
     assert page.locator("[data-levels] select").count() == 2
@@ -443,7 +444,7 @@ def _cancellation_ten() -> Match:
     while hand.to_play != 0 or hand.trick is None or len(hand.trick.plays) < 4:
         seat = hand.to_play
         assert seat is not None
-        hand.play(seat, hand.legal_plays(seat)[0])
+        match.play(seat, hand.legal_plays(seat)[0])
     return match
 
 
@@ -471,7 +472,7 @@ def _mid_trick() -> Match:
         while hand.to_play != 0:
             seat = hand.to_play
             assert seat is not None
-            hand.play(seat, hand.legal_plays(seat)[-1])
+            match.play(seat, hand.legal_plays(seat)[-1])
         if hand.trick is not None and len(hand.trick.plays) == 2:
             return match
     raise AssertionError("no seed found")

@@ -212,6 +212,8 @@ class HeartsState(_Out):
     view: dict[str, Any] | None
     #: why each card of ``view.hand`` that is not legal cannot be played (engine reason codes)
     illegal: dict[str, str]
+    #: the seat that receives the pass of ``view``'s seat this hand (None: no view, or a hold)
+    pass_to: int | None = None
     sheet: Sheet
     over: Over | None
     #: public events after the version the page said it had (empty on a full resync)

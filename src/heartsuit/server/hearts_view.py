@@ -98,6 +98,14 @@ def illegal_reasons(match: Match, view: SeatView) -> dict[str, str]:
     return out
 
 
+def pass_receiver(view: SeatView | None) -> int | None:
+    """Who receives this seat's pass in this hand (the engine's rule, not the page's)."""
+    if view is None or view.phase != "pass":
+        return None
+    target = view.rules.pass_target(view.seat, view.pass_direction)
+    return None if target == view.seat else target
+
+
 def table_state(
     live: LiveTable,
     *,
@@ -136,6 +144,7 @@ def table_state(
         public=public_part(base, awaiting),
         view=private.to_dict() if private is not None else None,
         illegal=illegal_reasons(match, private) if private is not None else {},
+        pass_to=pass_receiver(private),
         sheet=sheet(match),
         over=Over(winners=list(match.winners)) if match.is_over else None,
         events=events or [],

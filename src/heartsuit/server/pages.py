@@ -28,6 +28,7 @@ from starlette.routing import BaseRoute, Route
 from starlette.templating import Jinja2Templates
 
 from heartsuit import i18n
+from heartsuit.hearts.bots import LEVELS
 from heartsuit.i18n import Lang
 from heartsuit.solitaire.layout import COVERS, POSITIONS, ROW, TIP, X2
 
@@ -54,7 +55,7 @@ SCRIPT_PREFIXES: Final[dict[str, tuple[str, ...]]] = {
 
 #: computer difficulty levels the Hearts pages offer, easiest first (the bots' service decides
 #: which exist; the page shows only these)
-HEARTS_LEVELS: Final[tuple[str, ...]] = ("easy", "normal")
+HEARTS_LEVELS: Final[tuple[str, ...]] = tuple(LEVELS)
 #: the Hearts presets in the order the setup page lists them, with their player count
 HEARTS_PRESETS: Final[tuple[tuple[str, int], ...]] = (
     ("standard", 4),

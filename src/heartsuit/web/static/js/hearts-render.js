@@ -65,14 +65,6 @@ export function awaitingHere(state) {
   return state.awaiting.filter((seat) => state.you.includes(seat));
 }
 
-/** The seat receiving a pass in `direction` (docs/hearts-rules.md: left is seat + 1). */
-export function passTarget(seat, direction, players) {
-  if (direction === "left") return (seat + 1) % players;
-  if (direction === "right") return (seat - 1 + players) % players;
-  if (direction === "across") return (seat + Math.floor(players / 2)) % players;
-  return seat;
-}
-
 function names(state, seats) {
   return seats.map((seat) => seatName(state, seat)).join(", ");
 }
@@ -102,9 +94,9 @@ function leading(pub) {
 /** The pass instruction: how many cards, which way, to whom. */
 export function passText(state) {
   const view = state.view;
-  const players = state.table.seats.length;
   const dir = view.pass_direction;
-  const target = passTarget(view.seat, dir, players);
+  // the server says who receives the pass: the page never works out a rule itself
+  const target = state.pass_to ?? view.seat;
   const key = ["left", "right", "across"].includes(dir) ? `hearts.pass.${dir}` : "hearts.pass.other";
   return t(key, { n: view.rules.pass_count, name: seatName(state, target) });
 }
