@@ -410,3 +410,92 @@ def test_every_preset_can_be_created(site: Site) -> None:
             me.create(mode="computer", **fields)
             assert len(me.state["table"]["seats"]) == players
             assert me.state["table"]["preset"] == preset
+
+
+def test_passing_twice_is_refused_and_changes_nothing(site: Site) -> None:
+    with ExitStack() as stack:
+        host, guest = online_table(site, stack, people=2)
+        reply = host.act()
+        assert reply["type"] == "hearts.state" and 0 not in reply["awaiting"]
+        before = log_length(site, host.table)
+        cards = reply["view"]["passed"]
+        again = host.ask(
+            "hearts.pass", table=host.table, token=host.token, cards=cards, version=host.version
+        )
+        assert again["type"] == "error" and again["code"] == "not_your_turn"
+        assert log_length(site, host.table) == before
+
+
+def test_a_pass_made_while_others_passed_still_counts(site: Site) -> None:
+    with ExitStack() as stack:
+        host, guest = online_table(site, stack, people=2)
+        guest.until(lambda s: guest.my_turn(s))
+        seen = guest.version
+        host.act()  # the host passes first: the guest's version is now behind
+        cards = guest.state["view"]["hand"][:3]
+        reply = guest.ask(
+            "hearts.pass", table=guest.table, token=guest.token, cards=cards, version=seen
+        )
+        assert reply["type"] == "hearts.state", reply
+        assert reply["view"]["passed"] == cards
+
+
+def test_a_page_that_reconnects_gets_what_it_missed(site: Site) -> None:
+    with ExitStack() as stack:
+        me = seat(site, stack)
+        me.create(mode="computer", options={"passing": False})
+        me.until(lambda s: me.my_turn(s))
+        old = 1
+        again = seat(site, stack)
+        reply = again.open(me.table, [me.token], version=old, take_over=True)
+        assert reply["type"] == "hearts.state" and not reply["resync"]
+        played = [e for e in reply["events"] if e["type"] == "played"]
+        assert len(played) == reply["table"]["version"] - old
+        # a version the server no longer knows (or never had): a full resync
+        far = again.open(me.table, [me.token], version=10_000, take_over=True)
+        assert far["resync"] and far["events"] == []
+
+
+def test_the_host_frees_a_seat_whose_player_has_gone(site: Site) -> None:
+    with ExitStack() as stack:
+        host = seat(site, stack)
+        host.create(mode="online", name="Host")
+        with ExitStack() as guest_stack:
+            guest = seat(site, guest_stack)
+            guest.sit(host.table, 2, "Gone")
+        host.until(lambda s: s["table"]["seats"][2]["kind"] == "human")
+        freed = host.ask("hearts.free", table=host.table, token=host.token, seat=2)
+        assert freed["type"] == "hearts.state"
+        assert freed["table"]["seats"][2]["kind"] == "open"  # in the lobby the seat reopens
+        # a freed seat's token no longer opens it
+        back = seat(site, stack)
+        assert back.open(host.table, [guest.token])["code"] == "bad_token"
+
+
+def test_leaving_the_lobby_reopens_the_seat_and_a_sit_takes_it(site: Site) -> None:
+    with ExitStack() as stack:
+        host = seat(site, stack)
+        host.create(mode="online", name="Host")
+        guest = seat(site, stack)
+        guest.sit(host.table, 1, "Guest")
+        taken = seat(site, stack).ask("hearts.sit", table=host.table, seat=1, name="Late")
+        assert taken["code"] == "seat_taken"
+        left = guest.ask("hearts.leave", table=host.table, token=guest.token)
+        assert left["table"]["seats"][1]["kind"] == "open" and left["you"] == []
+        late = seat(site, stack)
+        assert late.sit(host.table, 1, "Late")["type"] == "hearts.seated"
+
+
+def test_a_hearts_message_before_hello_is_refused(site: Site) -> None:
+    with site.peer(hello=False) as peer:
+        reply = peer.ask("hearts.create", mode="computer")
+    assert reply["type"] == "error" and reply["code"] == "no_player"
+
+
+def test_an_oversized_hearts_frame_is_refused_and_the_socket_stays(site: Site) -> None:
+    with ExitStack() as stack:
+        me = seat(site, stack)
+        reply = me.send_raw(json.dumps({"type": "hearts.sit", "table": "abcdefgh", "seat": 0,
+                                        "name": "x" * 20_000}))
+        assert reply["type"] == "error" and reply["code"] == "too_large"
+        assert me.ask("hearts.invite", invite="ABCDEFGH")["code"] == "bad_invite"
