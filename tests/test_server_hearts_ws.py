@@ -414,7 +414,7 @@ def test_every_preset_can_be_created(site: Site) -> None:
 
 def test_passing_twice_is_refused_and_changes_nothing(site: Site) -> None:
     with ExitStack() as stack:
-        host, guest = online_table(site, stack, people=2)
+        host, _guest = online_table(site, stack, people=2)
         reply = host.act()
         assert reply["type"] == "hearts.state" and 0 not in reply["awaiting"]
         before = log_length(site, host.table)
