@@ -57,6 +57,23 @@ def test_every_other_mistake_is_named(text: str, problem: CodeProblem, says: str
     assert info.value.problem is problem
 
 
+@pytest.mark.parametrize(
+    ("text", "letter"),
+    [
+        # str.upper() would turn each of these into ASCII letters and deal a code nobody wrote
+        ("HH1-N-AAAAAß", "ß"),  # -> SS
+        ("hh1-n-aaaaaﬀ", "ﬀ"),  # -> FF
+        ("HH1-N-AAAAAAı", "ı"),  # dotless i -> I
+        ("HH1-N-AAAAAAſ", "ſ"),  # long s -> S
+    ],
+)
+def test_only_ascii_letters_change_case(text: str, letter: str) -> None:
+    with pytest.raises(DealCodeError) as info:
+        parse_code(text)
+    assert info.value.problem in (CodeProblem.LETTER, CodeProblem.LENGTH)
+    assert letter in str(info.value)
+
+
 def test_a_code_that_is_not_text_is_refused() -> None:
     with pytest.raises(DealCodeError):
         parse_code(12)  # type: ignore[arg-type]

@@ -58,6 +58,20 @@ def test_cancellation_codes_need_six_to_ten_players() -> None:
         format_code("cancellation", 1, players=4)
 
 
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("HE1-ſ-AAAAAAM", CodeProblem.RULE_SET),  # long s: str.upper() makes it "S"
+        ("HE1-S-AAAAAß", CodeProblem.LENGTH),  # ß: str.upper() makes it "SS", 7 letters
+        ("he1-s-aaaaaaı", CodeProblem.LETTER),  # dotless i: str.upper() makes it "I"
+    ],
+)
+def test_only_ascii_letters_change_case(text: str, problem: CodeProblem) -> None:
+    with pytest.raises(CodeError) as info:
+        parse_code(text)
+    assert info.value.problem is problem
+
+
 def test_an_unknown_preset_has_no_code() -> None:
     with pytest.raises(ValueError, match="no code"):
         format_code("spades", 1)

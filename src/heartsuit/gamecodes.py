@@ -3,8 +3,8 @@
 A code names a deal (or, for Hearts, a match's sequence of deals) so that it can be typed,
 shared and replayed: the game's prefix and the code format's version, the rule set, and a
 number written in base 26 with the letters A–Z (A = 0, most significant first), so that
-``AAAAAAM`` is 12 and there are 26**7 numbers. Case and surrounding spaces are forgiven; any
-other mistake raises :class:`CodeError` naming the part that is wrong (``problem``), for a UI to
+``AAAAAAM`` is 12 and there are 26**7 numbers. Case (of the ASCII letters only) and surrounding
+spaces are forgiven; any other mistake raises :class:`CodeError` naming the part that is wrong (``problem``), for a UI to
 translate.
 """
 
@@ -16,6 +16,9 @@ from typing import Final
 
 LETTERS: Final = 7
 NUMBER_COUNT: Final = 26**LETTERS
+#: a-z to A-Z and nothing else: ``str.upper`` would turn "ß" into "SS", "ﬀ" into "FF" and the
+#: dotless "ı" into "I", so that a code nobody wrote would be dealt
+_ASCII_UPPER: Final = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
 
 class CodeProblem(StrEnum):
@@ -66,7 +69,7 @@ class CodeFormat:
         if not isinstance(text, str):
             raise CodeError(CodeProblem.NOT_TEXT, f"a code is text, not {type(text).__name__}")
         shown = text.strip()
-        cleaned = shown.upper()
+        cleaned = shown.translate(_ASCII_UPPER)
         if not cleaned:
             raise CodeError(CodeProblem.PARTS, f"the code is empty; it looks like {self.example}")
         parts = cleaned.split("-")
