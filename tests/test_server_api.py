@@ -58,11 +58,11 @@ def test_examples_are_a_real_won_game_replayed_move_by_move(site: Site) -> None:
             game.tap(tap)
         view = frame["game"]
         assert (view["score"], view["moves"], view["outcome"]) == (
-            game.score, game.moves, game.outcome.value
+            game.score,
+            game.moves,
+            game.outcome.value,
         )
-        assert [c and c["card"] for c in view["heart"]] == [
-            c and str(c) for c in game.heart
-        ]
+        assert [c and c["card"] for c in view["heart"]] == [c and str(c) for c in game.heart]
     assert game.won and frames[-1]["game"]["score"] == 250
     elapsed = [f["game"]["elapsed_ms"] for f in frames]
     assert elapsed == sorted(elapsed) and elapsed[-1] > 0
@@ -109,8 +109,9 @@ def test_unusable_settings_are_refused(kwargs: dict[str, Any]) -> None:
 
 
 def test_serve_parses_its_arguments() -> None:
-    args = build_parser().parse_args(["serve", "--host", "0.0.0.0", "--port", "9001", "--db",
-                                      "games.sqlite3"])
+    args = build_parser().parse_args(
+        ["serve", "--host", "0.0.0.0", "--port", "9001", "--db", "games.sqlite3"]
+    )
     assert (args.host, args.port, args.db) == ("0.0.0.0", 9001, "games.sqlite3")
     assert args.handler is serve_cmd.run
     defaults = build_parser().parse_args(["serve"])
@@ -127,20 +128,19 @@ def test_serve_refuses_a_bad_port(port: str, capsys: pytest.CaptureFixture[str])
 def test_serve_runs_uvicorn_with_the_chosen_settings(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import uvicorn
-
-    seen: dict[str, Any] = {}
-
-    def fake_run(app: Any, **options: Any) -> None:
-        seen["app"] = app
-        seen.update(options)
-
-    monkeypatch.setattr(uvicorn, "run", fake_run)
+    seen: list[Settings] = []
+    monkeypatch.setattr(serve_cmd, "serve", seen.append)
     monkeypatch.delenv("DATABASE_URL", raising=False)
+    monkeypatch.setenv("HEARTSUIT_MAX_TABS_PER_PLAYER", "3")
     db = tmp_path / "g.sqlite3"
     args = argparse.Namespace(host="127.0.0.1", port=8123, db=str(db))
     assert serve_cmd.run(args) == 0
-    assert (seen["host"], seen["port"]) == ("127.0.0.1", 8123)
-    assert seen["ws_max_size"] > 16 * 1024
-    assert seen["app"].state.settings.database_url == sqlite_url(db)
+    (settings,) = seen
+    assert (settings.host, settings.port, settings.max_tabs_per_player) == ("127.0.0.1", 8123, 3)
     assert "http://127.0.0.1:8123/" in capsys.readouterr().out
+    config = serve_cmd.uvicorn_config(settings)
+    assert (config.host, config.port) == ("127.0.0.1", 8123)
+    assert config.ws_max_size > 16 * 1024
+    assert config.server_header is False
+    assert config.timeout_graceful_shutdown is not None
+    assert config.app.state.settings.database_url == sqlite_url(db)  # type: ignore[attr-defined]

@@ -4,8 +4,8 @@ A code names a deal (or, for Hearts, a match's sequence of deals) so that it can
 shared and replayed: the game's prefix and the code format's version, the rule set, and a
 number written in base 26 with the letters A–Z (A = 0, most significant first), so that
 ``AAAAAAM`` is 12 and there are 26**7 numbers. Case (of the ASCII letters only) and surrounding
-spaces are forgiven; any other mistake raises :class:`CodeError` naming the part that is wrong (``problem``), for a UI to
-translate.
+spaces are forgiven; any other mistake raises :class:`CodeError` naming the part that is wrong
+(``problem``), for a UI to translate.
 """
 
 from __future__ import annotations

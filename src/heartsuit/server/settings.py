@@ -56,6 +56,31 @@ class Settings:
     live_tables: int = 2000
     #: SQL echo, for debugging the store
     echo_sql: bool = False
+    # --- limits against abuse (docs/site.md, "Limits"); the transport's are in transport.py
+    #: the largest request head (request line and headers) the server reads; larger: 400
+    max_header_bytes: int = 16 * 1024
+    #: how long an HTTP request may take to arrive whole, from its first byte
+    request_timeout_s: float = 10.0
+    #: a WebSocket's outgoing buffer; past it the app's sends wait for the reader
+    ws_send_buffer_bytes: int = 64 * 1024
+    #: a WebSocket whose outgoing buffer has not drained for this long is dropped
+    ws_send_stall_s: float = 15.0
+    #: how long a stopping server waits for open connections before it cancels them
+    shutdown_timeout_s: float = 10.0
+    #: open WebSockets per client address
+    max_connections_per_address: int = 40
+    #: open WebSockets (tabs) per player
+    max_tabs_per_player: int = 12
+    #: ``hello`` messages per client address and minute (also the burst allowed at once)
+    hellos_per_minute: int = 60
+    #: new games (``solitaire.new``, ``hearts.create``, ``hearts.rematch``) per address and minute
+    new_games_per_minute: int = 30
+    #: the origins whose pages may open ``/ws`` (``scheme://host[:port]``); empty: this
+    #: server's own address and localhost, on its port
+    origins: tuple[str, ...] = ()
+    #: addresses of reverse proxies trusted to say who the client is (``X-Forwarded-For``);
+    #: empty: none, every limit counts the socket's own address
+    forwarded_allow_ips: str = ""
 
     def __post_init__(self) -> None:
         if not 0 <= self.port <= 65535:
@@ -64,6 +89,11 @@ class Settings:
             raise SettingsError(f"frames of {self.max_frame_bytes} bytes are too small to talk")
         if self.hearts_pace_ms < 0 or self.hearts_grace_ms < 0:
             raise SettingsError("the Hearts pace and grace period cannot be negative")
+        if self.max_header_bytes < 1024 or min(self.request_timeout_s, self.ws_send_stall_s) <= 0:
+            raise SettingsError("the header limit and the timeouts are too small to serve anyone")
+        for origin in self.origins:
+            if "://" not in origin or origin.endswith("/"):
+                raise SettingsError(f"{origin!r} is not an origin (e.g. https://example.org)")
         if "://" not in self.database_url:
             raise SettingsError(
                 f"{self.database_url!r} is not a database URL (e.g. sqlite+aiosqlite:///x.db)"
@@ -98,3 +128,60 @@ class Settings:
     @property
     def is_sqlite(self) -> bool:
         return self.database_url.startswith("sqlite")
+
+
+def allowed_origins(settings: Settings) -> frozenset[str]:
+    """The origins whose pages may open ``/ws``: the configured ones, else this server's own
+    address and localhost on its port (``http://``; behind TLS configure ``origins``)."""
+    if settings.origins:
+        return frozenset(o.lower() for o in settings.origins)
+    port = settings.port
+    hosts = {"localhost", "127.0.0.1", "[::1]"}
+    if settings.host not in ("0.0.0.0", "::", ""):
+        hosts.add(f"[{settings.host}]" if ":" in settings.host else settings.host.lower())
+    netlocs = {h if port == 80 else f"{h}:{port}" for h in hosts}
+    return frozenset(f"http://{n}" for n in netlocs)
+
+
+def allowed_hosts(settings: Settings) -> frozenset[str]:
+    """The ``Host`` headers ``/ws`` answers: those of :func:`allowed_origins`."""
+    hosts = set()
+    for origin in allowed_origins(settings):
+        scheme, _, netloc = origin.partition("://")
+        hosts.add(netloc)
+        default = {"http": ":80", "https": ":443"}.get(scheme)
+        if default is not None and not netloc.endswith("]") and ":" not in netloc:
+            hosts.add(netloc + default)
+    return frozenset(hosts)
+
+
+#: the environment variables of the limits above, for ``heartsuit serve``
+LIMIT_ENV: Final = {
+    "HEARTSUIT_ORIGINS": "origins",
+    "HEARTSUIT_FORWARDED_ALLOW_IPS": "forwarded_allow_ips",
+    "HEARTSUIT_MAX_CONNECTIONS_PER_ADDRESS": "max_connections_per_address",
+    "HEARTSUIT_MAX_TABS_PER_PLAYER": "max_tabs_per_player",
+    "HEARTSUIT_HELLOS_PER_MINUTE": "hellos_per_minute",
+    "HEARTSUIT_NEW_GAMES_PER_MINUTE": "new_games_per_minute",
+}
+
+
+def limits_from_env(settings: Settings, env: Mapping[str, str] | None = None) -> Settings:
+    """``settings`` with the limits the environment sets (``HEARTSUIT_ORIGINS`` is a
+    space- or comma-separated list)."""
+    env = os.environ if env is None else env
+    changes: dict[str, object] = {}
+    for name, field in LIMIT_ENV.items():
+        text = env.get(name, "").strip()
+        if not text:
+            continue
+        if field == "origins":
+            changes[field] = tuple(text.replace(",", " ").split())
+        elif field == "forwarded_allow_ips":
+            changes[field] = text
+        else:
+            try:
+                changes[field] = int(text)
+            except ValueError:
+                raise SettingsError(f"{name} must be a whole number, not {text!r}") from None
+    return replace(settings, **changes)  # type: ignore[arg-type]

@@ -1,0 +1,128 @@
+"""The site's HTTP and WebSocket transports: uvicorn's, with the limits a public server needs.
+
+uvicorn's default HTTP parser (httptools) reads a request's headers without any size limit and
+a connection may take forever to send them; a WebSocket whose reader has stopped keeps its
+socket, and the server then waits for it forever when it shuts down. This module owns the
+classes :mod:`heartsuit.cli.serve_cmd` hands to uvicorn instead:
+
+- :func:`http_protocol`: h11, whose buffer of an incomplete request is bounded
+  (``max_header_bytes``: beyond it the request is answered 400 and the socket closed), plus a
+  deadline (``request_timeout_s``) for a request to arrive whole, from the connection's start
+  or from the first byte after the previous response;
+- :func:`websocket_protocol`: uvicorn's WebSocket protocol whose outgoing buffer is bounded
+  (``ws_send_buffer_bytes``: beyond it the app's next send waits) and whose socket is dropped
+  when that buffer has not drained for ``ws_send_stall_s`` (a reader that stopped reading), also
+  while the server shuts down.
+
+Everything here works below the app, on the event loop's transports: the app never sees a
+request that is too large or too slow, and a stalled reader's sends fail as a disconnect.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import h11
+from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+
+log = logging.getLogger("heartsuit.server")
+
+
+def http_protocol(*, max_header_bytes: int, request_timeout_s: float) -> type[H11Protocol]:
+    """uvicorn's h11 protocol with a bounded request head and a deadline for each request."""
+
+    class BoundedH11Protocol(H11Protocol):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            # h11 refuses a request head (or chunk header) that grows past this many bytes
+            self.conn = h11.Connection(h11.SERVER, max_incomplete_event_size=max_header_bytes)
+            self._deadline: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self._arm()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+        def data_received(self, data: bytes) -> None:
+            super().data_received(data)
+            if self.transport.get_protocol() is not self or self.conn.their_state not in (
+                h11.IDLE,
+                h11.SEND_BODY,
+            ):
+                self._disarm()  # a whole request arrived, or the socket became a WebSocket
+            else:
+                self._arm()  # a request has begun: it has until the deadline to arrive whole
+
+        def _arm(self) -> None:
+            if self._deadline is None:
+                self._deadline = self.loop.call_later(request_timeout_s, self._expire)
+
+        def _disarm(self) -> None:
+            if self._deadline is not None:
+                self._deadline.cancel()
+                self._deadline = None
+
+        def _expire(self) -> None:
+            self._deadline = None
+            if self.transport.get_protocol() is not self or self.transport.is_closing():
+                return
+            if self.conn.their_state in (h11.IDLE, h11.SEND_BODY) and (
+                self.cycle is None or self.cycle.response_complete
+            ):
+                log.info("closing an HTTP connection whose request did not arrive in time")
+                self.transport.abort()
+
+    return BoundedH11Protocol
+
+
+def websocket_protocol(
+    *, send_buffer_bytes: int, send_stall_s: float
+) -> type[WebSocketsSansIOProtocol]:
+    """uvicorn's WebSocket protocol that drops a socket whose outgoing data stops draining."""
+
+    class BoundedWebSocketProtocol(WebSocketsSansIOProtocol):
+        _stall: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: asyncio.BaseTransport) -> None:
+            super().connection_made(transport)
+            self.transport.set_write_buffer_limits(high=send_buffer_bytes)
+
+        def pause_writing(self) -> None:
+            # the buffer is full: the app's sends wait; if it does not drain in time, drop it
+            super().pause_writing()
+            self._watch()
+
+        def resume_writing(self) -> None:
+            super().resume_writing()
+            if self._stall is not None:
+                self._stall.cancel()
+                self._stall = None
+
+        def shutdown(self) -> None:
+            super().shutdown()
+            # the close frame waits behind whatever the reader never read: give it the same time
+            self._watch()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if self._stall is not None:
+                self._stall.cancel()
+                self._stall = None
+            super().connection_lost(exc)
+
+        def _watch(self) -> None:
+            if self._stall is None and not self.disconnected:
+                self._stall = self.loop.call_later(send_stall_s, self._drop)
+
+        def _drop(self) -> None:
+            self._stall = None
+            if not self.disconnected:
+                log.info("dropping a WebSocket whose reader stopped reading (%.0f s)", send_stall_s)
+                self.transport.abort()
+
+    return BoundedWebSocketProtocol

@@ -1,0 +1,119 @@
+"""Limits below the app, on the real server process: request heads, slow requests, stalled
+WebSocket readers and shutdown (``server/transport.py`` and ``cli/serve_cmd.py``).
+
+Each check is one that an unprotected server fails: it answers a 1 MiB header, keeps a
+trickling request open, keeps a reader that stopped reading, and never stops while one is
+connected. The times waited are generous bounds for "it ends", never measurements.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.server_process import raw_websocket, server_process, ws_frame
+
+pytestmark = pytest.mark.slow
+
+
+def _closed(sock: socket.socket, within_s: float) -> bool:
+    """Whether the server closed ``sock`` (reading away whatever it had sent) in time."""
+    sock.settimeout(0.5)
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        try:
+            if sock.recv(65536) == b"":
+                return True
+        except TimeoutError:
+            continue
+        except OSError:
+            return True
+    return False
+
+
+def test_a_huge_request_head_is_refused_and_costs_nothing(tmp_path: Path) -> None:
+    with server_process(tmp_path) as server:
+        before = server.rss_mb()
+        sent = [0]
+
+        def stream() -> None:
+            with (
+                contextlib.suppress(OSError),
+                socket.create_connection(("127.0.0.1", server.port)) as sock,
+            ):
+                sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nX-Long: ")
+                while sent[0] < 200 * 2**20:
+                    sock.sendall(b"a" * 65536)
+                    sent[0] += 65536
+
+        streams = [threading.Thread(target=stream) for _ in range(4)]
+        for thread in streams:
+            thread.start()
+        for thread in streams:
+            thread.join(60)
+        # the server cut every stream off long before 200 MiB, and did not grow with them
+        assert sent[0] < 200 * 2**20
+        assert server.rss_mb() < before + 30
+
+        with socket.create_connection(("127.0.0.1", server.port)) as sock:
+            sock.settimeout(10)
+            with contextlib.suppress(OSError):
+                sock.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Long: " + b"a" * 2**20)
+            reply = b""
+            with contextlib.suppress(OSError):
+                reply = sock.recv(100)
+        assert not reply.startswith(b"HTTP/1.1 200"), reply
+        with urllib.request.urlopen(f"http://127.0.0.1:{server.port}/healthz", timeout=5) as r:
+            assert r.read() == b"ok"  # and everyone else is served as before
+
+
+def test_a_request_that_never_finishes_arriving_is_closed(tmp_path: Path) -> None:
+    with server_process(tmp_path, request_timeout_s=1.0) as server:
+        silent = socket.create_connection(("127.0.0.1", server.port))
+        trickle = socket.create_connection(("127.0.0.1", server.port))
+        trickle.sendall(b"GET /healthz HTTP/1.1\r\n")
+        for _ in range(4):  # a byte a second would keep it open forever
+            with contextlib.suppress(OSError):
+                trickle.sendall(b"X")
+            time.sleep(0.5)
+        assert _closed(trickle, 10)
+        assert _closed(silent, 10)
+
+
+def _stall(port: int) -> socket.socket:
+    """A WebSocket that asks for its game again and again and never reads an answer."""
+    sock = raw_websocket(port, receive_buffer=4096)
+    sock.sendall(ws_frame('{"type":"hello"}') + ws_frame('{"type":"solitaire.new"}'))
+    resume = ws_frame('{"type":"solitaire.resume"}') * 50
+    sock.settimeout(2)
+    with contextlib.suppress(OSError):  # until the server stops reading: every buffer is full
+        for _ in range(200):
+            sock.sendall(resume)
+    time.sleep(4)  # the server answers until its buffers and ours are full
+    return sock
+
+
+def test_a_websocket_whose_reader_stopped_is_dropped(tmp_path: Path) -> None:
+    with server_process(tmp_path, ws_send_buffer_bytes=4096, ws_send_stall_s=1.0) as server:
+        sock = _stall(server.port)
+        assert _closed(sock, 20)
+        assert "reader stopped reading" in server.output()
+
+
+def test_shutdown_ends_even_with_stalled_readers(tmp_path: Path) -> None:
+    with server_process(
+        tmp_path, ws_send_buffer_bytes=4096, ws_send_stall_s=60.0, shutdown_timeout_s=2.0
+    ) as server:
+        stalled = [_stall(server.port) for _ in range(2)]
+        started = time.monotonic()
+        server.terminate()
+        server.process.wait(timeout=30)  # unprotected, it waits for them forever
+        print(f"shut down in {time.monotonic() - started:.1f} s with {len(stalled)} stalled")
+        for sock in stalled:
+            sock.close()
