@@ -22,6 +22,9 @@ from starlette.testclient import WebSocketTestSession as Socket
 from heartsuit.server.app import create_app
 from heartsuit.server.settings import Settings, sqlite_url
 
+#: the origin of TestClient's requests and sockets, which /ws must accept
+TEST_ORIGINS = ("http://testserver",)
+
 #: the fake clock's first reading: a real-looking epoch time in milliseconds
 START_MS = 1_700_000_000_000
 
@@ -123,6 +126,7 @@ def running_site(
     """The real app on ``db_path`` (created if new), started and stopped around the block;
     ``settings_fields`` change :class:`Settings` (``hearts_pace_ms=0``: computers at once)."""
     clock = clock or FakeClock()
+    settings_fields.setdefault("origins", TEST_ORIGINS)
     settings = Settings(database_url=sqlite_url(db_path), **settings_fields)
     app = create_app(settings, clock=clock, analyse=analyse or (lambda code: True))
     with TestClient(app) as client:
@@ -149,3 +153,9 @@ def game_row(db_path: Path, game_id: str) -> dict[str, Any]:
 def comparable(game: dict[str, Any]) -> dict[str, Any]:
     """A game view without its clock reading, for comparing states taken at different times."""
     return {k: v for k, v in game.items() if k != "elapsed_ms"}
+
+
+def site_rows(site: Site, query: str) -> list[tuple[Any, ...]]:
+    """Rows of a query on the site's database, read outside the app."""
+    with closing(sqlite3.connect(site.db_path)) as db:
+        return list(db.execute(query).fetchall())

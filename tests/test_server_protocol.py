@@ -100,9 +100,16 @@ def test_replies_echo_req_only_when_given() -> None:
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=4)
-    | st.dictionaries(st.sampled_from(["type", "req", "game", "code", "target", "player",
-                                       "lang", "move_errors", "x"]), inner, max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(
+                ["type", "req", "game", "code", "target", "player", "lang", "move_errors", "x"]
+            ),
+            inner,
+            max_size=5,
+        )
+    ),
     max_leaves=12,
 )
 
@@ -130,7 +137,7 @@ def test_every_error_and_code_problem_has_a_message_in_both_languages(
     keys += [f"server.code.{p.value}" for p in CodeProblem]
     keys.append("server.move.must_match")
     for key in keys:
-        text = messages.text(lang, key, code="HH1", limit=1, type="t", field="f")
+        text = messages.text(lang, key, code="HH1", limit=1, type="t", field="f", seconds=1)
         assert text and text != key and "{" not in text, key
     assert set(keys) == set(messages.keys())
     assert messages.text("id", "server.move.must_match") == "Harus bernilai sama"

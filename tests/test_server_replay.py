@@ -21,7 +21,7 @@ from heartsuit.server.protocol import ProtocolError
 from heartsuit.server.settings import Settings, sqlite_url
 from heartsuit.server.solitaire_service import SolitaireService
 from heartsuit.server.solitaire_store import GameRecord, MoveRecord, SqlSolitaireStore
-from tests.server_support import FakeClock, Peer, comparable, logged_actions
+from tests.server_support import TEST_ORIGINS, FakeClock, Peer, comparable, logged_actions
 
 #: taps weighted towards the cards that are free early, so that games get somewhere
 actions = st.lists(
@@ -92,7 +92,7 @@ def test_a_failed_log_write_closes_the_socket_and_the_log_stays_the_truth(
     database = Database(sqlite_url(db))
     store = FailingOnce(database)
     app = create_app(
-        Settings(database_url=sqlite_url(db)),
+        Settings(database_url=sqlite_url(db), origins=TEST_ORIGINS),
         database=database,
         solitaire_store=store,
         clock=FakeClock(),
@@ -104,8 +104,9 @@ def test_a_failed_log_write_closes_the_socket_and_the_log_stays_the_truth(
             game_id = peer.new_game("HH1-N-AAAAAAM")["id"]
             before = peer.tap(game_id, "stock")["game"]
             store.fail_next = True
-            socket.send_text(json.dumps({"type": "solitaire.tap", "game": game_id,
-                                         "target": "stock"}))
+            socket.send_text(
+                json.dumps({"type": "solitaire.tap", "game": game_id, "target": "stock"})
+            )
             closed = socket.receive()
             assert closed["type"] == "websocket.close" and closed["code"] == 1011
         assert logged_actions(db, game_id) == ["stock"]
@@ -119,7 +120,7 @@ def test_a_failed_log_write_closes_the_socket_and_the_log_stays_the_truth(
 
 def test_two_tabs_tapping_at_once_keep_one_clean_log(tmp_path: Path) -> None:
     db = tmp_path / "site.sqlite3"
-    app = create_app(Settings(database_url=sqlite_url(db)), clock=FakeClock())
+    app = create_app(Settings(database_url=sqlite_url(db), origins=TEST_ORIGINS), clock=FakeClock())
     with TestClient(app) as client:
         with client.websocket_connect("/ws") as one, client.websocket_connect("/ws") as two:
             first, second = Peer(one), Peer(two)
@@ -128,11 +129,21 @@ def test_two_tabs_tapping_at_once_keep_one_clean_log(tmp_path: Path) -> None:
             game_id = first.new_game("HH1-N-AAAAAAM")["id"]
             for req in range(100, 110):
                 for socket in (one, two):
-                    socket.send_text(json.dumps(
-                        {"type": "solitaire.tap", "game": game_id, "target": "stock", "req": req}
-                    ))
-            moves = [peer.reply_to(req)["game"]["moves"] for req in range(100, 110)
-                     for peer in (first, second)]
+                    socket.send_text(
+                        json.dumps(
+                            {
+                                "type": "solitaire.tap",
+                                "game": game_id,
+                                "target": "stock",
+                                "req": req,
+                            }
+                        )
+                    )
+            moves = [
+                peer.reply_to(req)["game"]["moves"]
+                for req in range(100, 110)
+                for peer in (first, second)
+            ]
             assert sorted(moves) == list(range(1, 21))
             assert logged_actions(db, game_id) == ["stock"] * 20
             final = first.ask("solitaire.resume")["game"]

@@ -96,12 +96,11 @@ async def the_log_and_its_summary_move_together(stores: Stores) -> None:
     await store.start_game(game, 100)
     after_one = GameRecord(game.id, pid, game.code, 100, moves=1, log_length=1)
     await store.append_move(MoveRecord(game.id, 0, "stock", 150), after_one)
-    won = GameRecord(
-        game.id, pid, game.code, 100, GameStatus.WON, 2, 20, 190, 90, log_length=2
-    )
+    won = GameRecord(game.id, pid, game.code, 100, GameStatus.WON, 2, 20, 190, 90, log_length=2)
     await store.append_move(MoveRecord(game.id, 1, "25", 190), won)
     assert await store.moves(game.id) == [
-        MoveRecord(game.id, 0, "stock", 150), MoveRecord(game.id, 1, "25", 190)
+        MoveRecord(game.id, 0, "stock", 150),
+        MoveRecord(game.id, 1, "25", 190),
     ]
     assert await store.get_game(game.id) == won
     assert await store.open_game(pid) is None
@@ -173,10 +172,10 @@ def test_postgres_site_continues_a_game_after_a_restart() -> None:
 
     from heartsuit.server.app import create_app
     from heartsuit.server.settings import Settings
-    from tests.server_support import Peer, comparable
+    from tests.server_support import TEST_ORIGINS, Peer, comparable
 
     def site() -> TestClient:
-        return TestClient(create_app(Settings(database_url=POSTGRES_URL)))
+        return TestClient(create_app(Settings(database_url=POSTGRES_URL, origins=TEST_ORIGINS)))
 
     with site() as client, client.websocket_connect("/ws") as socket:
         peer = Peer(socket)

@@ -15,7 +15,7 @@ import pytest
 from heartsuit.solitaire import Game
 from heartsuit.solitaire.codes import deal_cards, deal_for_code
 from heartsuit.solitaire.layout import TIP
-from tests.server_support import Peer, Site, comparable, logged_actions, running_site
+from tests.server_support import Peer, Site, comparable, logged_actions, running_site, site_rows
 
 CODE = "HH1-N-AAAAAAM"
 #: deal 0 has a tip whose three partners all lie in the heart: it can never be played
@@ -46,7 +46,9 @@ def test_hello_without_an_id_gives_a_fresh_unguessable_one(site: Site) -> None:
     assert reply["type"] == "welcome"
     assert len(reply["player"]) >= 22
     assert reply["settings"] == {
-        "move_errors": False, "placement_help": True, "winnable_only": False
+        "move_errors": False,
+        "placement_help": True,
+        "winnable_only": False,
     }
     with site.peer(hello=False) as other:
         assert other.ask("hello")["player"] != reply["player"]
@@ -69,8 +71,20 @@ def test_hello_with_an_unknown_well_formed_id_gives_a_fresh_one(site: Site) -> N
 def test_hello_with_a_known_id_keeps_the_player(site: Site) -> None:
     with site.peer() as first:
         player = first.ask("hello")["player"]
+        first.new_game(CODE)  # playing stores the player
     with site.peer(hello=False) as again:
         assert again.ask("hello", player=player)["player"] == player
+
+
+def test_a_player_is_stored_only_once_they_play(site: Site) -> None:
+    with site.peer() as idle, site.peer() as player:
+        player.new_game(CODE)
+        with site.peer() as saver:
+            saver.ask("settings", move_errors=True)
+            stored = {row[0] for row in site_rows(site, "SELECT id FROM players")}
+    # hellos alone (the attack: thousands of them) write nothing
+    assert stored == {player.player, saver.player}
+    assert idle.player not in stored
 
 
 @pytest.mark.parametrize(
@@ -204,7 +218,10 @@ def test_tap_select_deselect_and_flip(site: Site) -> None:
         assert flipped["game"]["moves"] == 1 and flipped["game"]["undo_left"] == 1
         covered = peer.tap(game_id, 1)
         assert covered["event"] == {
-            "kind": "ignored", "message": None, "message_key": None, "reason": "covered"
+            "kind": "ignored",
+            "message": None,
+            "message_key": None,
+            "reason": "covered",
         }
         assert comparable(covered["game"]) == comparable(flipped["game"])
 
@@ -253,8 +270,11 @@ def test_placement_help_off_removes_outlines_and_dimming_from_the_current_game(
         assert helped["waste_top"]["dimmed"] is True
         reply = peer.ask("settings", placement_help=False)
         assert reply == {
-            "type": "settings", "move_errors": False, "placement_help": False,
-            "winnable_only": False, "req": reply["req"],
+            "type": "settings",
+            "move_errors": False,
+            "placement_help": False,
+            "winnable_only": False,
+            "req": reply["req"],
         }
         plain = peer.tap(game_id, "waste")["game"]
     cards = [c for c in plain["heart"] if c] + [plain["waste_top"]]
@@ -268,7 +288,9 @@ def test_settings_persist_for_the_player(site: Site) -> None:
     with site.peer(hello=False) as again:
         welcome = again.ask("hello", player=player)
     assert welcome["settings"] == {
-        "move_errors": True, "placement_help": True, "winnable_only": True
+        "move_errors": True,
+        "placement_help": True,
+        "winnable_only": True,
     }
 
 
@@ -276,8 +298,13 @@ def test_stats_of_a_new_player_are_empty(site: Site) -> None:
     with site.peer() as peer:
         stats = peer.ask("stats")
     assert stats["overall"] == {
-        "games": 0, "wins": 0, "win_pct": 0.0, "current_streak": 0, "best_streak": 0,
-        "best_time_ms": None, "fewest_moves": None,
+        "games": 0,
+        "wins": 0,
+        "win_pct": 0.0,
+        "current_streak": 0,
+        "best_streak": 0,
+        "best_time_ms": None,
+        "fewest_moves": None,
     }
     assert stats["by_code"] == []
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import anyio
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
@@ -29,16 +30,21 @@ from heartsuit.server.bus import Bus, LocalBus
 from heartsuit.server.clock import Clock, wall_ms
 from heartsuit.server.connection import client_parser, serve_socket
 from heartsuit.server.db import Database
+from heartsuit.server.headers import SecurityHeaders
 from heartsuit.server.hearts_service import HeartsService
 from heartsuit.server.hearts_session import HeartsEndpoint
 from heartsuit.server.hearts_store import SqlTableStore
+from heartsuit.server.limits import site_limits
 from heartsuit.server.players import PLAYER_ID, PlayerService
 from heartsuit.server.players_store import SqlPlayersStore
 from heartsuit.server.service import GameService
-from heartsuit.server.settings import Settings
+from heartsuit.server.settings import Settings, allowed_hosts, allowed_origins
 from heartsuit.server.solitaire_endpoint import SolitaireEndpoint
 from heartsuit.server.solitaire_service import Analyse, SolitaireService
 from heartsuit.server.solitaire_store import SolitaireStore, SqlSolitaireStore
+
+#: the request header that carries the player's id to ``/api/stats``
+PLAYER_HEADER = "x-heartsuit-player"
 
 
 class _JSON(JSONResponse):
@@ -84,6 +90,15 @@ def create_app(
         HeartsEndpoint(hearts),
     ]
     parser = client_parser(games)
+    limits = site_limits(
+        connections_per_address=settings.max_connections_per_address,
+        tabs_per_player=settings.max_tabs_per_player,
+        hellos_per_minute=settings.hellos_per_minute,
+        new_games_per_minute=settings.new_games_per_minute,
+        new_game_types=("solitaire.new", "hearts.create"),
+    )
+    origins = allowed_origins(settings)
+    hosts = allowed_hosts(settings)
     example_cache: list[dict[str, Any]] = []
     example_lock = anyio.Lock()
 
@@ -102,7 +117,8 @@ def create_app(
         return PlainTextResponse("ok")
 
     async def api_stats(request: Request) -> Response:
-        player = request.query_params.get("player", "")
+        # the id is the player's only credential: a header, never the URL (access logs keep URLs)
+        player = request.headers.get(PLAYER_HEADER, "")
         # an absent or unknown id simply has no games yet: no error, and nothing to learn from
         if not PLAYER_ID.fullmatch(player):
             player = ""
@@ -117,7 +133,14 @@ def create_app(
         return _JSON(example_cache[0], headers={"Cache-Control": "public, max-age=3600"})
 
     async def ws(socket: WebSocket) -> None:
-        await serve_socket(socket, players, games, bus, settings.max_frame_bytes, parser)
+        # a page of another site must not play as the person visiting it (their cookies and
+        # player come along), nor a rebound DNS name reach this server: only our own pages
+        origin = socket.headers.get("origin")
+        host = socket.headers.get("host", "").lower()
+        if (origin is not None and origin.lower() not in origins) or host not in hosts:
+            await socket.close(code=1008)  # before accepting: the browser sees a 403
+            return
+        await serve_socket(socket, players, games, bus, settings.max_frame_bytes, parser, limits)
 
     routes: list[BaseRoute] = [
         *pages.routes,
@@ -127,11 +150,12 @@ def create_app(
         Route("/api/examples", api_examples),
         WebSocketRoute("/ws", ws),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan)
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(SecurityHeaders)])
     app.state.settings = settings
     app.state.database = db
     app.state.players = players
     app.state.solitaire = solitaire
     app.state.hearts = hearts
     app.state.bus = bus
+    app.state.limits = limits
     return app

@@ -22,11 +22,12 @@ from typing import Any
 
 import anyio
 from anyio.abc import TaskGroup, TaskStatus
-from starlette.websockets import WebSocket, WebSocketDisconnect
+from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketDisconnected
 
 from heartsuit import i18n
 from heartsuit.server import messages
 from heartsuit.server.bus import Bus, Notice
+from heartsuit.server.limits import Limits
 from heartsuit.server.players import Player, PlayerService, player_channel
 from heartsuit.server.protocol import (
     COMMON_MESSAGES,
@@ -61,8 +62,13 @@ class Connection:
         bus: Bus,
         max_frame_bytes: int,
         parser: MessageParser | None = None,
+        limits: Limits | None = None,
     ) -> None:
         self.socket = socket
+        self.limits = limits
+        #: whom the limits count this socket against (the proxy's word only if trusted)
+        self.address = socket.client.host if socket.client is not None else "unknown"
+        self._counted = False
         self.players = players
         self.bus = bus
         self.max_frame_bytes = max_frame_bytes
@@ -84,6 +90,12 @@ class Connection:
 
     async def run(self) -> None:
         await self.socket.accept()
+        if self.limits is not None:
+            if not self.limits.connect(self.address):
+                await self._send_error(ProtocolError(ErrorCode.TOO_MANY_CONNECTIONS), None)
+                await self.socket.close(code=1008)
+                return
+            self._counted = True
         try:
             async with anyio.create_task_group() as tasks:
                 self._tasks = tasks
@@ -92,6 +104,10 @@ class Connection:
         except* WebSocketDisconnect:
             pass  # the tab went away; its games are safe in the move log
         finally:
+            if self.limits is not None and self._counted:
+                self.limits.disconnect(self.address)
+                if self.player is not None:
+                    self.limits.close_tab(self.player.id)
             for session in self._sessions:
                 await session.close()
 
@@ -125,10 +141,30 @@ class Connection:
             return
         if self.player is None:
             raise ProtocolError(ErrorCode.NO_PLAYER, "send hello first")
+        self._rate(message.type)
         await self._owners[message.type].handle(self.player, message, req)
 
+    def _rate(self, kind: str) -> None:
+        """Refuse a message that came too often from this address (``rate_limited``)."""
+        rate = None if self.limits is None else self.limits.messages.get(kind)
+        if kind == "hello" and self.limits is not None:
+            rate = self.limits.hellos
+        if rate is not None:
+            wait = rate.take(self.address)
+            if wait > 0:
+                raise ProtocolError(
+                    ErrorCode.RATE_LIMITED, f"too many {kind}", seconds=max(1, round(wait))
+                )
+
     async def _hello(self, message: Hello, req: int | None) -> None:
+        self._rate("hello")
         player = await self.players.hello(message.player)
+        same = self.player is not None and self.player.id == player.id
+        if self.limits is not None and not same:
+            if not self.limits.open_tab(player.id):
+                raise ProtocolError(ErrorCode.TOO_MANY_TABS, "too many tabs of this player")
+            if self.player is not None:
+                self.limits.close_tab(self.player.id)
         if self.player is not None:
             self.unfollow(player_channel(self.player.id))
         self.player = player
@@ -206,13 +242,27 @@ async def serve_socket(
     bus: Bus,
     max_frame_bytes: int,
     parser: MessageParser | None = None,
+    limits: Limits | None = None,
 ) -> None:
     """Run one connection to its end; an unexpected failure closes only this connection."""
-    connection = Connection(socket, players, games, bus, max_frame_bytes, parser)
+    connection = Connection(socket, players, games, bus, max_frame_bytes, parser, limits)
     try:
         await connection.run()
-    except Exception:
+    except Exception as exc:
+        if _client_went_away(exc):
+            # a tab closed or a network dropped while something was being sent: nothing is lost
+            log.info("a WebSocket client went away (%s)", type(exc).__name__)
+            return
         log.exception("closing a WebSocket after an unexpected error")
         # the socket may already be gone; then there is nothing more to do
         with contextlib.suppress(Exception):
             await socket.close(code=1011)
+
+
+def _client_went_away(exc: BaseException) -> bool:
+    """Whether ``exc`` (or every error in a group) says only that the client is gone."""
+    if isinstance(exc, BaseExceptionGroup):
+        return all(_client_went_away(inner) for inner in exc.exceptions)
+    # Starlette turns a send to a vanished client into WebSocketDisconnect; a reset or a broken
+    # pipe may still surface as such (but a disk error, also an OSError, is no client's doing)
+    return isinstance(exc, WebSocketDisconnect | WebSocketDisconnected | ConnectionError)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import secrets
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -23,6 +24,9 @@ from heartsuit.server.players_store import PlayerRecord, PlayersStore
 
 #: what a fresh player id looks like (``secrets.token_urlsafe(16)`` gives 22 such characters)
 PLAYER_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
+
+#: how many given-out, not yet stored ids a process remembers
+ISSUED_IDS = 100_000
 
 Player = PlayerRecord
 """A player as the services see it (the stored record; it holds nothing secret)."""
@@ -52,16 +56,35 @@ class PlayerService:
         self.store = store
         self.bus = bus
         self.clock = clock
+        #: ids given out but not stored yet (the player has not played): a second tab opened
+        #: before the first game keeps the same player; bounded, oldest forgotten first
+        self._issued: OrderedDict[str, Player] = OrderedDict()
 
     async def hello(self, player_id: object) -> Player:
-        """The player of a kept id, or a new player when the id is absent, unknown or odd."""
+        """The player of a kept id, or a new player when the id is absent, unknown or odd.
+
+        A new player is not stored yet (:meth:`ensure` does that when they first play or save
+        a preference): a visit that never plays costs no row.
+        """
         if isinstance(player_id, str) and PLAYER_ID.fullmatch(player_id):
+            issued = self._issued.get(player_id)
+            if issued is not None:
+                return issued
             found = await self.store.get_player(player_id)
             if found is not None:
                 return found
         player = PlayerRecord(secrets.token_urlsafe(16), self.clock())
-        await self.store.create_player(player)
+        self._issued[player.id] = player
+        if len(self._issued) > ISSUED_IDS:
+            self._issued.popitem(last=False)
         return player
+
+    async def ensure(self, player_id: str) -> None:
+        """Store the player, if not yet stored (before anything of theirs is written)."""
+        issued = self._issued.pop(player_id, None)
+        if issued is not None or await self.store.get_player(player_id) is None:
+            player = issued or PlayerRecord(player_id, self.clock())
+            await self.store.create_player(player, exist_ok=True)
 
     async def preferences(self, player_id: str, game: str, model: type[Prefs]) -> Prefs:
         """The player's preferences for ``game``; the model's defaults if none were saved.
@@ -79,6 +102,7 @@ class PlayerService:
 
     async def save_preferences(self, player_id: str, game: str, prefs: BaseModel) -> None:
         """Store the player's preferences for ``game`` and tell the player's other tabs."""
+        await self.ensure(player_id)
         await self.store.save_preferences(player_id, game, prefs.model_dump_json())
         if self.bus is not None:
             await self.bus.publish(player_channel(player_id), PlayerChanged(player_id))

@@ -38,7 +38,9 @@ class PlayerRecord:
 
 class PlayersStore(Protocol):
     async def get_player(self, player_id: str) -> PlayerRecord | None: ...
-    async def create_player(self, player: PlayerRecord) -> None: ...
+    async def create_player(self, player: PlayerRecord, *, exist_ok: bool = False) -> None:
+        """Store a new player; with ``exist_ok`` an id already stored is left as it is."""
+        ...
 
     async def preferences(self, player_id: str, game: str) -> str | None:
         """The JSON text of the player's preferences for ``game``; None if never saved."""
@@ -76,7 +78,14 @@ class SqlPlayersStore:
             row = (await conn.execute(select(players).where(players.c.id == player_id))).first()
         return None if row is None else PlayerRecord(row.id, row.created_at_ms)
 
-    async def create_player(self, player: PlayerRecord) -> None:
+    async def create_player(self, player: PlayerRecord, *, exist_ok: bool = False) -> None:
+        if exist_ok:
+            # two tabs of a new player may both play first: the second insert is a no-op
+            upsert = pg_insert if self.db.is_postgres else sqlite_insert
+            statement = upsert(players).values(id=player.id, created_at_ms=player.created_at_ms)
+            async with self.db.writing() as conn:
+                await conn.execute(statement.on_conflict_do_nothing(index_elements=[players.c.id]))
+            return
         async with self.db.writing() as conn:
             await conn.execute(
                 insert(players).values(id=player.id, created_at_ms=player.created_at_ms)

@@ -25,8 +25,8 @@ class ErrorCode(StrEnum):
     """The ``code`` of an ``error`` reply; a client can act on it, a person reads ``message``.
 
     One list for the whole site (each code has a message in the catalogs, ``server.error.…``);
-    the codes from ``bad_code`` to ``game_over`` belong to Heart to Heart, the rest to Hearts
-    tables.
+    the codes from ``bad_code`` to ``game_over`` belong to Heart to Heart, those from
+    ``unknown_table`` to ``taken_over`` to Hearts tables, the last ones to the site's limits.
     """
 
     BAD_JSON = "bad_json"
@@ -59,6 +59,11 @@ class ErrorCode(StrEnum):
     NOT_OVER = "not_over"
     IN_USE = "in_use"
     TAKEN_OVER = "taken_over"
+    # --- limits (any game) ---
+    BAD_TEXT = "bad_text"
+    TOO_MANY_CONNECTIONS = "too_many_connections"
+    TOO_MANY_TABS = "too_many_tabs"
+    RATE_LIMITED = "rate_limited"
 
 
 class ProtocolError(ValueError):
@@ -190,15 +195,29 @@ def request_id(data: object) -> int | None:
 
 
 def decode_frame(text: str, max_bytes: int) -> Any:
-    """The JSON value of a text frame; raises ``too_large`` or ``bad_json``."""
+    """The JSON value of a text frame; raises ``too_large``, ``bad_json`` or ``bad_text``."""
     if len(text) > max_bytes or len(text.encode("utf-8")) > max_bytes:
         raise ProtocolError(
             ErrorCode.TOO_LARGE, f"a message may be at most {max_bytes} bytes", limit=max_bytes
         )
     try:
-        return json.loads(text)
+        data = json.loads(text)
     except (ValueError, RecursionError):
         raise ProtocolError(ErrorCode.BAD_JSON, "the message is not valid JSON") from None
+    # a frame is valid UTF-8, but JSON's \ud800 escapes can still spell half a character, which
+    # no reply, log or database could then hold
+    if "\\u" in text and not _whole_characters(data):
+        raise ProtocolError(ErrorCode.BAD_TEXT, "the message holds half a character (\\uD800)")
+    return data
+
+
+def _whole_characters(value: Any) -> bool:
+    """Whether every string in a decoded JSON value (keys too) is encodable text."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def encode(message: Reply, req: int | None = None) -> str:

@@ -73,7 +73,7 @@ class Settings:
     max_tabs_per_player: int = 12
     #: ``hello`` messages per client address and minute (also the burst allowed at once)
     hellos_per_minute: int = 60
-    #: new games (``solitaire.new``, ``hearts.create``, ``hearts.rematch``) per address and minute
+    #: new games (``solitaire.new``, ``hearts.create``) per client address and minute
     new_games_per_minute: int = 30
     #: the origins whose pages may open ``/ws`` (``scheme://host[:port]``); empty: this
     #: server's own address and localhost, on its port

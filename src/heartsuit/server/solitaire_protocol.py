@@ -56,7 +56,12 @@ class StatsRequest(ClientMessage):
 
 
 MESSAGES: tuple[type[ClientMessage], ...] = (
-    SolitaireResume, SolitaireNew, SolitaireTap, SolitaireUndo, SettingsUpdate, StatsRequest
+    SolitaireResume,
+    SolitaireNew,
+    SolitaireTap,
+    SolitaireUndo,
+    SettingsUpdate,
+    StatsRequest,
 )
 
 

@@ -118,9 +118,7 @@ class SolitaireService:
         self.winnable_attempts = winnable_attempts
         self._live: OrderedDict[str, LiveGame] = OrderedDict()
         self._live_limit = live_games
-        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
-            weakref.WeakValueDictionary()
-        )
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
     # ------------------------------------------------------------------ preferences
 
@@ -178,14 +176,13 @@ class SolitaireService:
                 if winnable_only is None:
                     winnable_only = (await self.preferences(player_id)).winnable_only
                 code = await self._draw_code(winnable_only)
+            await self.players.ensure(player_id)  # the player's first game stores them
             now = self.clock()
             game = Game.from_code(code, now=now / 1000)
             record = GameRecord(secrets.token_urlsafe(12), player_id, code, now)
             if game.dead_end:
                 # some deals can never be played (the tip's partners all lie in the heart)
-                record = replace(
-                    record, status=GameStatus.DEAD_END, ended_at_ms=now, elapsed_ms=0
-                )
+                record = replace(record, status=GameStatus.DEAD_END, ended_at_ms=now, elapsed_ms=0)
             abandoned = await self.store.start_game(record, now)
             for game_id in abandoned:
                 self._live.pop(game_id, None)

@@ -67,7 +67,8 @@ async function load() {
     fill({ overall: { games: 0 }, by_code: [] });
     return;
   }
-  const response = await fetch(`/api/stats?player=${encodeURIComponent(player)}`);
+  // the id is the player's credential: in a header, never in a URL that logs keep
+  const response = await fetch("/api/stats", { headers: { "X-Heartsuit-Player": player } });
   if (!response.ok) throw new Error(String(response.status));
   fill(await response.json());
 }
