@@ -1,0 +1,188 @@
+"""What one client may take of the site (``server/limits.py``), who may open ``/ws``, the
+security headers, and the player id kept out of URLs.
+
+Each limit is reached with the real app, refused with its own error code, and leaves other
+clients (a canary connection) and the database as they were.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.websockets import WebSocketDisconnect
+
+from heartsuit.server.headers import HEADERS
+from heartsuit.server.settings import Settings, allowed_hosts, allowed_origins
+from tests.server_support import Site, running_site, site_rows
+
+CODE = "HH1-N-AAAAAAM"
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Any:
+    with running_site(
+        tmp_path / "site.sqlite3",
+        max_connections_per_address=4,
+        max_tabs_per_player=2,
+        hellos_per_minute=5,
+        new_games_per_minute=3,
+        hearts_pace_ms=0,
+    ) as running:
+        yield running
+
+
+def test_sockets_per_address_are_limited(site: Site) -> None:
+    sockets = [site.client.websocket_connect("/ws").__enter__() for _ in range(4)]
+    with site.client.websocket_connect("/ws") as extra:
+        refusal = extra.receive_json()
+        assert refusal["code"] == "too_many_connections"
+        assert extra.receive()["code"] == 1008
+    sockets.pop().__exit__(None, None, None)
+    with site.peer(hello=False) as again:  # a freed place can be taken
+        assert again.ask("lang", lang="en")["type"] == "lang"
+    for socket in sockets:
+        socket.__exit__(None, None, None)
+
+
+def test_hellos_per_address_are_limited(site: Site) -> None:
+    with site.peer(hello=False) as peer:
+        replies = [peer.ask("hello") for _ in range(6)]
+    assert [r["type"] for r in replies] == ["welcome"] * 5 + ["error"]
+    assert replies[-1]["code"] == "rate_limited"
+    assert "60 seconds" in replies[-1]["message"] or "detik" in replies[-1]["message"]
+
+
+def test_new_games_per_address_are_limited_across_both_games(site: Site) -> None:
+    with site.peer() as peer:
+        peer.new_game(CODE)
+        peer.new_game(CODE)
+        created = peer.ask("hearts.create", mode="computer", preset="standard", options={})
+        assert created["type"] == "hearts.created", created
+        refused = peer.ask("solitaire.new", code=CODE)
+        assert refused["code"] == "rate_limited"
+        assert peer.ask("hearts.create", mode="computer", preset="standard")["code"] == (
+            "rate_limited"
+        )
+        # the refused deal changed nothing: the game is the second one dealt
+        games = site_rows(site, "SELECT id FROM solitaire_games")
+        assert len(games) == 2
+        assert peer.ask("solitaire.resume")["type"] == "solitaire.state"
+
+
+def test_tabs_per_player_are_limited(site: Site) -> None:
+    with site.peer() as first:
+        first.new_game(CODE)
+        with site.peer(first.player) as second, site.peer(hello=False) as third:
+            assert second.player == first.player
+            refused = third.ask("hello", player=first.player)
+            assert refused["code"] == "too_many_tabs"
+            assert third.ask("solitaire.resume")["code"] == "no_player"
+        with site.peer(first.player) as again:  # a closed tab frees its place
+            assert again.player == first.player
+
+
+def test_hellos_alone_store_no_player(site: Site) -> None:
+    with site.peer(hello=False) as peer:
+        for _ in range(5):
+            peer.ask("hello")
+    assert site_rows(site, "SELECT count(*) FROM players") == [(0,)]
+
+
+# --- frames the server could not even write back ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        '{"type":"\\ud800"}',
+        '{"type":"solitaire.tap","game":"\\udc00","target":1}',
+        '{"type":"hello","player":"\\ud800\\ud800"}',
+        '{"\\udfff":1,"type":"lang","lang":"en"}',
+    ],
+)
+def test_a_lone_surrogate_is_refused_and_the_socket_stays(
+    site: Site, frame: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    with site.peer() as peer:
+        game = peer.new_game(CODE)
+        reply = peer.raw(frame)
+        assert reply["code"] == "bad_text", reply
+        assert peer.ask("solitaire.resume")["game"]["id"] == game["id"]
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+def test_a_surrogate_pair_is_a_character_like_any_other(site: Site) -> None:
+    with site.peer() as peer:
+        reply = peer.raw('{"type":"\\ud83d\\ude00"}')
+        assert reply["code"] == "unknown_type"
+        assert "\U0001f600" in reply["message"]
+
+
+# --- who may open /ws ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"origin": "http://evil.example"},
+        {"origin": "null"},
+        {"origin": "http://testserver.evil.example"},
+        {"host": "evil.example"},
+        {"host": "evil.example", "origin": "http://evil.example"},
+    ],
+)
+def test_ws_refuses_other_origins_and_hosts(site: Site, headers: dict[str, str]) -> None:
+    with pytest.raises(WebSocketDisconnect) as closed:
+        with site.client.websocket_connect("/ws", headers=headers) as socket:
+            socket.receive_json()
+    assert closed.value.code == 1008
+
+
+def test_ws_accepts_its_own_origin_and_clients_without_one(site: Site) -> None:
+    with site.client.websocket_connect("/ws", headers={"origin": "http://testserver"}) as s:
+        s.send_text(json.dumps({"type": "lang", "lang": "en"}))
+        assert s.receive_json()["type"] == "lang"
+
+
+def test_the_default_origins_are_the_served_address_and_localhost() -> None:
+    origins = allowed_origins(Settings(host="192.168.1.5", port=8000))
+    assert origins == {
+        "http://192.168.1.5:8000",
+        "http://localhost:8000",
+        "http://127.0.0.1:8000",
+        "http://[::1]:8000",
+    }
+    assert "localhost:8000" in allowed_hosts(Settings())
+    configured = Settings(origins=("https://hearts.example",))
+    assert allowed_origins(configured) == {"https://hearts.example"}
+    assert allowed_hosts(configured) == {"hearts.example", "hearts.example:443"}
+
+
+# --- HTTP ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "path", ["/", "/heart-to-heart", "/hearts", "/healthz", "/api/stats", "/static/css/site.css"]
+)
+def test_every_answer_carries_the_security_headers(site: Site, path: str) -> None:
+    response = site.client.get(path)
+    assert response.status_code == 200
+    for name, value in HEADERS.items():
+        assert response.headers[name] == value
+    assert "frame-ancestors 'none'" in response.headers["content-security-policy"]
+    assert "server" not in response.headers
+
+
+def test_stats_take_the_player_from_a_header_never_the_url(site: Site) -> None:
+    with site.peer() as peer:
+        peer.new_game(CODE)
+        peer.new_game(CODE)  # abandons the first: one game in the statistics
+        player = peer.player
+    by_header = site.client.get("/api/stats", headers={"X-Heartsuit-Player": player}).json()
+    assert by_header["overall"]["games"] == 1
+    by_url = site.client.get("/api/stats", params={"player": player}).json()
+    assert by_url["overall"]["games"] == 0  # an id in a URL ends up in logs: not read there
