@@ -136,9 +136,11 @@ def test_a_surrogate_pair_is_a_character_like_any_other(site: Site) -> None:
     ],
 )
 def test_ws_refuses_other_origins_and_hosts(site: Site, headers: dict[str, str]) -> None:
-    with pytest.raises(WebSocketDisconnect) as closed:
-        with site.client.websocket_connect("/ws", headers=headers) as socket:
-            socket.receive_json()
+    with (
+        pytest.raises(WebSocketDisconnect) as closed,
+        site.client.websocket_connect("/ws", headers=headers) as socket,
+    ):
+        socket.receive_json()
     assert closed.value.code == 1008
 
 
