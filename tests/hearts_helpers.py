@@ -58,9 +58,8 @@ def random_passes(hand: Hand, rng: Rng) -> None:
     for seat in range(hand.rules.players):
         if hand.phase == "pass" and hand.passes[seat] is None:
             pool = list(hand.holdings[seat])
-            hand.pass_cards(
-                seat, [pool.pop(rng.below(len(pool))) for _ in range(hand.rules.pass_count)]
-            )
+            hand.pass_cards(seat, [pool.pop(rng.below(len(pool))) for _ in range(
+                hand.rules.pass_count)])
 
 
 def random_chooser(rng: Rng) -> Chooser:

@@ -141,7 +141,6 @@ def play_until_over(seats: list[Seat], *, hands: int | None = None) -> None:
     referee = seats[0]
     reached = referee.version if referee.state else 0
     while True:
-
         def next_turn(s: dict[str, Any], reached: int = reached) -> bool:
             return s["table"]["version"] >= reached and (
                 finished(s) or any(p.seat in s["awaiting"] for p in seats)

@@ -28,12 +28,8 @@ def test_parse_accepts_the_usual_spellings(text: str, rank: int, suit: Suit) -> 
 
 @pytest.mark.parametrize(
     ("card", "printed"),
-    [
-        (Card(4, Suit.HEARTS), "4♥"),
-        (Card(10, Suit.HEARTS), "10♥"),
-        (Card(14, Suit.HEARTS), "A♥"),
-        (Card(12, Suit.SPADES), "Q♠"),
-    ],
+    [(Card(4, Suit.HEARTS), "4♥"), (Card(10, Suit.HEARTS), "10♥"), (Card(14, Suit.HEARTS), "A♥"),
+     (Card(12, Suit.SPADES), "Q♠")],
 )
 def test_cards_print_like_a_person_writes_them(card: Card, printed: str) -> None:
     assert str(card) == printed
@@ -41,13 +37,8 @@ def test_cards_print_like_a_person_writes_them(card: Card, printed: str) -> None
 
 @pytest.mark.parametrize(
     ("text", "says"),
-    [
-        ("", "not a card"),
-        ("1H", "'1' is not a rank"),
-        ("4X", "'X' is not a suit"),
-        ("11H", "'11' is not a rank"),
-        ("H", "not a card"),
-    ],
+    [("", "not a card"), ("1H", "'1' is not a rank"), ("4X", "'X' is not a suit"),
+     ("11H", "'11' is not a rank"), ("H", "not a card")],
 )
 def test_parse_errors_say_what_is_wrong(text: str, says: str) -> None:
     with pytest.raises(ValueError, match=says):

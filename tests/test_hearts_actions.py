@@ -41,7 +41,9 @@ def test_a_pass_given_a_list_stores_a_tuple() -> None:
 
 
 def test_other_spellings_of_a_card_are_read() -> None:
-    assert action_from_dict({"type": "play", "seat": 2, "card": "TH"}) == Play(2, Card.parse("10H"))
+    assert action_from_dict({"type": "play", "seat": 2, "card": "TH"}) == Play(
+        2, Card.parse("10H")
+    )
 
 
 @pytest.mark.parametrize(

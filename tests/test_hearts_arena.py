@@ -92,17 +92,8 @@ def test_play_hand_uses_views_only_and_scores() -> None:
 
 def test_the_cli_prints_each_bots_mean_and_interval(capsys: pytest.CaptureFixture[str]) -> None:
     code = main(
-        [
-            "hearts",
-            "arena",
-            "--bots",
-            "heuristic,random,random,random",
-            "--hands",
-            "3",
-            "--seed",
-            "5",
-            "--no-progress",
-        ]
+        ["hearts", "arena", "--bots", "heuristic,random,random,random", "--hands", "3",
+         "--seed", "5", "--no-progress"]
     )
     out = capsys.readouterr().out
     assert code == 0
@@ -112,21 +103,8 @@ def test_the_cli_prints_each_bots_mean_and_interval(capsys: pytest.CaptureFixtur
 
 
 def test_the_cli_shows_progress_on_stderr(capsys: pytest.CaptureFixture[str]) -> None:
-    assert (
-        main(
-            [
-                "hearts",
-                "arena",
-                "--bots",
-                "random,random,random",
-                "--hands",
-                "2",
-                "--preset",
-                "black-maria",
-            ]
-        )
-        == 0
-    )
+    assert main(["hearts", "arena", "--bots", "random,random,random", "--hands", "2",
+                 "--preset", "black-maria"]) == 0
     captured = capsys.readouterr()
     assert "deals" in captured.err and "preset black-maria" in captured.out
 

@@ -157,7 +157,9 @@ def test_it_spots_a_rival_holding_every_point() -> None:
 
 
 def test_against_a_moon_it_gives_a_heart_to_anyone_but_the_shooter() -> None:
-    hand = make_hand({0: "AC 3D", 1: "2C", 2: "3C", 3: "4C AH 2S 3S 4S 5S 6S 7S 8S 9S 10S JS KS"})
+    hand = make_hand(
+        {0: "AC 3D", 1: "2C", 2: "3C", 3: "4C AH 2S 3S 4S 5S 6S 7S 8S 9S 10S JS KS"}
+    )
     play(hand, "2C 3C 4C AC 3D")  # seat 0 won the first trick and leads 3♦
     play(hand, "5D 4H")  # seat 1 follows high enough to win; seat 2, void, throws a heart
     assert hand.trick is not None and hand.to_play == 3

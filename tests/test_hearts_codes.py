@@ -24,15 +24,10 @@ def test_the_letters_are_the_seed_in_base_26() -> None:
 
 @pytest.mark.parametrize(
     ("code", "preset", "players"),
-    [
-        ("HE1-S-AAAAAAA", "standard", 4),
-        ("HE1-T-AAAAAAA", "three", 3),
-        ("HE1-F-AAAAAAA", "five", 5),
-        ("HE1-O-AAAAAAA", "omnibus", 4),
-        ("HE1-B-AAAAAAA", "black-maria", 3),
-        ("HE1-C6-AAAAAAA", "cancellation", 6),
-        ("HE1-C10-AAAAAAA", "cancellation", 10),
-    ],
+    [("HE1-S-AAAAAAA", "standard", 4), ("HE1-T-AAAAAAA", "three", 3),
+     ("HE1-F-AAAAAAA", "five", 5), ("HE1-O-AAAAAAA", "omnibus", 4),
+     ("HE1-B-AAAAAAA", "black-maria", 3), ("HE1-C6-AAAAAAA", "cancellation", 6),
+     ("HE1-C10-AAAAAAA", "cancellation", 10)],
 )
 def test_each_preset_has_its_rule_set(code: str, preset: str, players: int) -> None:
     parsed = parse_code(code)
@@ -47,16 +42,10 @@ def test_case_and_spaces_are_forgiven() -> None:
 
 @pytest.mark.parametrize(
     ("text", "problem"),
-    [
-        ("HH1-N-AAAAAAM", CodeProblem.PREFIX),
-        ("HE2-S-AAAAAAM", CodeProblem.VERSION),
-        ("HE1-C5-AAAAAAM", CodeProblem.RULE_SET),
-        ("HE1-C11-AAAAAAM", CodeProblem.RULE_SET),
-        ("HE1-Q-AAAAAAM", CodeProblem.RULE_SET),
-        ("HE1-S-AAAAAM", CodeProblem.LENGTH),
-        ("HE1-S-AAAAA1M", CodeProblem.LETTER),
-        ("HE1S-AAAAAAM", CodeProblem.PARTS),
-    ],
+    [("HH1-N-AAAAAAM", CodeProblem.PREFIX), ("HE2-S-AAAAAAM", CodeProblem.VERSION),
+     ("HE1-C5-AAAAAAM", CodeProblem.RULE_SET), ("HE1-C11-AAAAAAM", CodeProblem.RULE_SET),
+     ("HE1-Q-AAAAAAM", CodeProblem.RULE_SET), ("HE1-S-AAAAAM", CodeProblem.LENGTH),
+     ("HE1-S-AAAAA1M", CodeProblem.LETTER), ("HE1S-AAAAAAM", CodeProblem.PARTS)],
 )
 def test_mistakes_are_named(text: str, problem: CodeProblem) -> None:
     with pytest.raises(CodeError) as info:

@@ -180,7 +180,9 @@ def test_no_heart_or_queen_on_the_first_trick_unless_nothing_else() -> None:
     state = FastState(table, pos)
     state.play(card_index(C("2C")))
     # seat 1 holds only hearts and Q♠: anything goes
-    assert mask_cards(state.legal()) == sorted((C(c) for c in hands[1]), key=card_index)
+    assert mask_cards(state.legal()) == sorted(
+        (C(c) for c in hands[1]), key=card_index
+    )
     state.play(card_index(C("QS")))
     # seat 2 holds diamonds too: the A♥ is barred
     assert C("AH") not in mask_cards(state.legal())
@@ -326,11 +328,8 @@ def test_random_playouts_keep_every_card_and_all_points(seed: int, name: str) ->
         assert held + played == len(table.deck)
     points = state.points()
     jacks = 10 if rules.jack_of_diamonds else 0
-    assert sum(points) + jacks in (
-        table.moon_total,
-        table.moon_total * (table.players - 1),
-        -table.moon_total,
-    )
+    assert sum(points) + jacks in (table.moon_total, table.moon_total * (table.players - 1),
+                                   -table.moon_total)
 
 
 def test_a_view_plus_the_true_hidden_cards_is_the_engine_position() -> None:

@@ -160,10 +160,7 @@ def test_each_play_reports_the_card_then_the_trick_then_the_hand_with_its_shoote
     assert events[-1] == HandDone(0, (0, 26, 26, 26), 0)
     assert hand.awaiting() == () and hand.moon_shooter() == 0 and hand.version == 52
     assert events[-1].to_dict() == {
-        "type": "hand_done",
-        "hand_number": 0,
-        "points": [0, 26, 26, 26],
-        "shooter": 0,
+        "type": "hand_done", "hand_number": 0, "points": [0, 26, 26, 26], "shooter": 0
     }
 
 

@@ -133,9 +133,7 @@ def test_queen_breaks_hearts_only_with_the_option() -> None:
     for option, broken in [("heart_discard", False), ("heart_or_queen", True)]:
         hands = [run("C", 2, 14), run("D", 2, 14), run("S", 2, 14), run("H", 2, 14)]
         hand = Hand.from_cards(
-            Rules(hearts_broken_by=option, first_trick_points=True),
-            hands,
-            "hold",  # type: ignore[arg-type]
+            Rules(hearts_broken_by=option, first_trick_points=True), hands, "hold"  # type: ignore[arg-type]
         )
         hand.play(0, C("2C"))
         hand.play(1, C("2D"))

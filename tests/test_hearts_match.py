@@ -12,11 +12,7 @@ from tests.hearts_helpers import finish_match_hand, play_match
 
 def test_exactly_100_goes_back_to_50_only_with_the_option() -> None:
     assert add_hand(Rules(exactly_100_reset=True), (90, 80, 0, 0), (10, 21, 0, 0)) == (
-        50,
-        101,
-        0,
-        0,
-    )
+        50, 101, 0, 0)
     assert add_hand(Rules(), (90, 80, 0, 0), (10, 21, 0, 0)) == (100, 101, 0, 0)
     assert add_hand(Rules(exactly_100_reset=True, target=60), (50,) * 4, (10, 0, 0, 0))[0] == 30
 

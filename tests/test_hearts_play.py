@@ -65,9 +65,8 @@ def test_illegal_cards_are_refused_with_the_reason() -> None:
 def test_a_card_you_do_not_hold_is_refused_in_your_words() -> None:
     rules = Rules()
     held = Hand.deal(rules, 1).holdings[0]
-    absent = next(
-        Card.parse(code) for code in ("QS", "AH", "KD", "2C") if Card.parse(code) not in held
-    )
+    absent = next(Card.parse(code) for code in ("QS", "AH", "KD", "2C") if Card.parse(code)
+                  not in held)
     _, out, terminal = run_terminal(rules, 1, f"1 2 {absent.code}\nq\n")
     assert f"Not allowed: you do not hold {absent}." in out
     assert "seat 0 does not hold" not in out

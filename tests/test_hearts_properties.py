@@ -143,8 +143,7 @@ def test_random_matches_end_and_replay(rules: Rules, seed: int, choices: int) ->
     rng = Rng(choices)
     play_match(match, rng)
     assert match.is_over and match.winners
-    assert max(match.scores) >= 60 and all(
-        match.scores[w] == min(match.scores) for w in match.winners
-    )
+    assert max(match.scores) >= 60 and all(match.scores[w] == min(match.scores)
+                                           for w in match.winners)
     copy = Match.from_dict(match.to_dict())
     assert copy.to_dict() == match.to_dict() and copy.scores == match.scores

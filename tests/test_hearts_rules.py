@@ -15,11 +15,7 @@ def test_standard_preset_is_the_seed_game() -> None:
     rules = Rules.preset("standard")
     assert rules == Rules()
     assert (rules.players, rules.hand_size(), rules.kitty_size(), rules.total_points()) == (
-        4,
-        13,
-        0,
-        26,
-    )
+        4, 13, 0, 26)
     assert len(set(rules.deck())) == 52
     assert [rules.pass_direction(n) for n in range(6)] == [L, R, A, H, L, R]
 

@@ -149,9 +149,8 @@ def test_a_seat_that_throws_points_on_the_first_trick_holds_only_points() -> Non
     points = sum(1 << i for i in range(26, 39)) | 1 << card_index(QUEEN_OF_SPADES)
     assert know.allowed[1] & ~points == 0  # a heart there means nothing clean was held
     world = sample(know, Rng(3))
-    assert all(
-        index_card(i).suit is Suit.HEARTS or index_card(i) == QUEEN_OF_SPADES for i in world[1]
-    )
+    assert all(index_card(i).suit is Suit.HEARTS or index_card(i) == QUEEN_OF_SPADES
+               for i in world[1])
 
 
 # --- guided playouts ----------------------------------------------------------------------------
@@ -179,18 +178,8 @@ def test_guided_playouts_play_legally_and_score_like_the_engine(name: str) -> No
         played: list[int] = []
         hands, tallies = state.hands[:], state.tallies[:]
         policy_out(
-            table,
-            hands,
-            tallies,
-            state.leader,
-            tuple(state.trick),
-            state.broken,
-            state.first,
-            rnd.random,
-            0.2,
-            rnd.choice([-1, 0, 2]),
-            rnd.choice([0, 8]),
-            played,
+            table, hands, tallies, state.leader, tuple(state.trick), state.broken, state.first,
+            rnd.random, 0.2, rnd.choice([-1, 0, 2]), rnd.choice([0, 8]), played,
         )
         for index in played:
             hand.play(hand.to_play or 0, index_card(index))  # the engine refuses an illegal card

@@ -30,9 +30,8 @@ def all_computers(players: int) -> list[SeatPlayer]:
 
 
 TABLES = {name: Rules.preset(name, target=40) for name in PRESET_NAMES if name != "cancellation"}
-TABLES |= {
-    f"cancellation-{n}": Rules.preset("cancellation", players=n, target=60) for n in range(6, 11)
-}
+TABLES |= {f"cancellation-{n}": Rules.preset("cancellation", players=n, target=60) for n in
+           range(6, 11)}
 
 
 @pytest.mark.parametrize("rules", TABLES.values(), ids=TABLES.keys())

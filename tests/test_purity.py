@@ -6,27 +6,11 @@ from pathlib import Path
 import pytest
 
 SRC = Path(__file__).resolve().parent.parent / "src" / "heartsuit"
-FORBIDDEN = {
-    "asyncio",
-    "starlette",
-    "uvicorn",
-    "sqlalchemy",
-    "pydantic",
-    "heartsuit.server",
-    "heartsuit.cli",
-    "aiosqlite",
-    "asyncpg",
-    "httpx",
-    "websockets",
-}
+FORBIDDEN = {"asyncio", "starlette", "uvicorn", "sqlalchemy", "pydantic", "heartsuit.server",
+             "heartsuit.cli", "aiosqlite", "asyncpg", "httpx", "websockets"}
 PURE_FILES = sorted(
-    [
-        *(SRC / "solitaire").rglob("*.py"),
-        *(SRC / "hearts").rglob("*.py"),
-        SRC / "cards.py",
-        SRC / "shuffle.py",
-        SRC / "gamecodes.py",
-    ]
+    [*(SRC / "solitaire").rglob("*.py"), *(SRC / "hearts").rglob("*.py"), SRC / "cards.py",
+     SRC / "shuffle.py", SRC / "gamecodes.py"]
 )
 
 
@@ -44,8 +28,7 @@ def imported_modules(path: Path) -> set[str]:
 @pytest.mark.parametrize("path", PURE_FILES, ids=lambda p: str(p.relative_to(SRC)))
 def test_rules_core_imports_nothing_from_the_web_or_asyncio(path: Path) -> None:
     bad = {
-        name
-        for name in imported_modules(path)
+        name for name in imported_modules(path)
         if any(name == f or name.startswith(f + ".") for f in FORBIDDEN)
     }
     assert not bad, f"{path.name} imports {sorted(bad)}"

@@ -58,11 +58,11 @@ def test_examples_are_a_real_won_game_replayed_move_by_move(site: Site) -> None:
             game.tap(tap)
         view = frame["game"]
         assert (view["score"], view["moves"], view["outcome"]) == (
-            game.score,
-            game.moves,
-            game.outcome.value,
+            game.score, game.moves, game.outcome.value
         )
-        assert [c and c["card"] for c in view["heart"]] == [c and str(c) for c in game.heart]
+        assert [c and c["card"] for c in view["heart"]] == [
+            c and str(c) for c in game.heart
+        ]
     assert game.won and frames[-1]["game"]["score"] == 250
     elapsed = [f["game"]["elapsed_ms"] for f in frames]
     assert elapsed == sorted(elapsed) and elapsed[-1] > 0
@@ -109,9 +109,8 @@ def test_unusable_settings_are_refused(kwargs: dict[str, Any]) -> None:
 
 
 def test_serve_parses_its_arguments() -> None:
-    args = build_parser().parse_args(
-        ["serve", "--host", "0.0.0.0", "--port", "9001", "--db", "games.sqlite3"]
-    )
+    args = build_parser().parse_args(["serve", "--host", "0.0.0.0", "--port", "9001", "--db",
+                                      "games.sqlite3"])
     assert (args.host, args.port, args.db) == ("0.0.0.0", 9001, "games.sqlite3")
     assert args.handler is serve_cmd.run
     defaults = build_parser().parse_args(["serve"])
@@ -143,4 +142,4 @@ def test_serve_runs_uvicorn_with_the_chosen_settings(
     assert config.ws_max_size > 16 * 1024
     assert config.server_header is False
     assert config.timeout_graceful_shutdown is not None
-    assert config.app.state.settings.database_url == sqlite_url(db)  # type: ignore[attr-defined]
+    assert config.app.state.settings.database_url == sqlite_url(db)  # type: ignore[union-attr]

@@ -61,10 +61,7 @@ def test_every_notice_survives_a_trip_through_json(sent: Notice) -> None:
 def test_the_site_s_notices_have_names() -> None:
     assert {"player_changed", "solitaire.game_changed"} <= set(notice_kinds())
     assert GameChanged("p", "g", 1).to_dict() == {
-        "kind": "solitaire.game_changed",
-        "player": "p",
-        "game": "g",
-        "log_length": 1,
+        "kind": "solitaire.game_changed", "player": "p", "game": "g", "log_length": 1
     }
 
 

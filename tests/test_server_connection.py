@@ -130,10 +130,7 @@ def test_a_second_game_answers_its_messages_and_follows_its_channels(tmp_path: P
         assert welcome["toy"] == {"speed": "slow"}
         assert set(welcome["settings"]) == {"move_errors", "placement_help", "winnable_only"}
         assert peer.ask("toy.sit", table="t1") == {
-            "type": "toy.seated",
-            "table": "t1",
-            "player": welcome["player"],
-            "req": 3,
+            "type": "toy.seated", "table": "t1", "player": welcome["player"], "req": 3
         }
         assert peer.ask("toy.sit")["code"] == "bad_message"
         assert peer.ask("toy.fly")["code"] == "unknown_type"
@@ -141,7 +138,8 @@ def test_a_second_game_answers_its_messages_and_follows_its_channels(tmp_path: P
         assert peer.ask("solitaire.resume")["type"] == "solitaire.none"
         assert client.portal is not None
         client.portal.call(bus.publish, "table:t1", TableChanged("t1", 4))
-        assert peer.wait_for_push("toy.moved") == {"type": "toy.moved", "table": "t1", "version": 4}
+        assert peer.wait_for_push("toy.moved") == {"type": "toy.moved", "table": "t1",
+                                                   "version": 4}
         assert bus.subscriber_count("table:t1") == 1
         peer.ask("toy.leave", table="t1")
         for _ in range(100):
@@ -177,3 +175,4 @@ def test_a_message_needs_a_literal_type() -> None:
 
     with pytest.raises(TypeError, match="Literal"):
         client_parser([Game()])
+

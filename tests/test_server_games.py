@@ -101,13 +101,8 @@ def test_stats_after_a_won_and_a_lost_game(site: Site) -> None:
         won = play_to_the_end(site, peer, game_id, flat_win(WIN_CODE))["game"]
         after_win = peer.ask("stats")
         assert after_win["overall"] == {
-            "games": 1,
-            "wins": 1,
-            "win_pct": 100.0,
-            "current_streak": 1,
-            "best_streak": 1,
-            "best_time_ms": won["elapsed_ms"],
-            "fewest_moves": won["moves"],
+            "games": 1, "wins": 1, "win_pct": 100.0, "current_streak": 1, "best_streak": 1,
+            "best_time_ms": won["elapsed_ms"], "fewest_moves": won["moves"],
         }
         lost = peer.new_game("HH1-N-AAAAAAB")
         peer.tap(lost["id"], "stock")
@@ -115,29 +110,14 @@ def test_stats_after_a_won_and_a_lost_game(site: Site) -> None:
         stats = peer.ask("stats")
         player = peer.player
     assert stats["overall"] == {
-        "games": 2,
-        "wins": 1,
-        "win_pct": 50.0,
-        "current_streak": 0,
-        "best_streak": 1,
-        "best_time_ms": won["elapsed_ms"],
-        "fewest_moves": won["moves"],
+        "games": 2, "wins": 1, "win_pct": 50.0, "current_streak": 0, "best_streak": 1,
+        "best_time_ms": won["elapsed_ms"], "fewest_moves": won["moves"],
     }
     assert stats["by_code"] == [
-        {
-            "code": "HH1-N-AAAAAAB",
-            "games": 1,
-            "wins": 0,
-            "best_time_ms": None,
-            "fewest_moves": None,
-        },
-        {
-            "code": WIN_CODE,
-            "games": 1,
-            "wins": 1,
-            "best_time_ms": won["elapsed_ms"],
-            "fewest_moves": won["moves"],
-        },
+        {"code": "HH1-N-AAAAAAB", "games": 1, "wins": 0, "best_time_ms": None,
+         "fewest_moves": None},
+        {"code": WIN_CODE, "games": 1, "wins": 1, "best_time_ms": won["elapsed_ms"],
+         "fewest_moves": won["moves"]},
     ]
     api = site.client.get("/api/stats", headers={"X-Heartsuit-Player": player}).json()
     assert api == {k: v for k, v in stats.items() if k != "req"}
@@ -207,9 +187,7 @@ def test_another_tab_of_the_same_player_is_kept_up_to_date(site: Site) -> None:
             assert comparable(pushed["game"]) == comparable(flipped["game"])
             second.ask("settings", move_errors=True)
             assert first.wait_for_push("settings") == {
-                "type": "settings",
-                "move_errors": True,
-                "placement_help": True,
+                "type": "settings", "move_errors": True, "placement_help": True,
                 "winnable_only": False,
             }
 

@@ -495,8 +495,7 @@ def test_a_hearts_message_before_hello_is_refused(site: Site) -> None:
 def test_an_oversized_hearts_frame_is_refused_and_the_socket_stays(site: Site) -> None:
     with ExitStack() as stack:
         me = seat(site, stack)
-        reply = me.send_raw(
-            json.dumps({"type": "hearts.sit", "table": "abcdefgh", "seat": 0, "name": "x" * 20_000})
-        )
+        reply = me.send_raw(json.dumps({"type": "hearts.sit", "table": "abcdefgh", "seat": 0,
+                                        "name": "x" * 20_000}))
         assert reply["type"] == "error" and reply["code"] == "too_large"
         assert me.ask("hearts.invite", invite="ABCDEFGH")["code"] == "bad_invite"

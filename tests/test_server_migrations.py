@@ -198,37 +198,23 @@ def fill_legacy(conn: Connection) -> None:
     ]
     for pid, at, move_errors, placement_help, winnable_only in players:
         conn.execute(
-            LEGACY.tables["players"]
-            .insert()
-            .values(
-                id=pid,
-                created_at_ms=at,
-                move_errors=move_errors,
-                placement_help=placement_help,
-                winnable_only=winnable_only,
+            LEGACY.tables["players"].insert().values(
+                id=pid, created_at_ms=at, move_errors=move_errors,
+                placement_help=placement_help, winnable_only=winnable_only,
             )
         )
     conn.execute(
-        LEGACY.tables["solitaire_games"]
-        .insert()
-        .values(
-            id="the-game",
-            player_id=players[0][0],
-            code=CODE,
-            started_at_ms=START_MS,
-            status="playing",
-            moves=game.moves,
-            score=game.score,
-            ended_at_ms=None,
-            elapsed_ms=None,
-            log_length=len(log),
+        LEGACY.tables["solitaire_games"].insert().values(
+            id="the-game", player_id=players[0][0], code=CODE, started_at_ms=START_MS,
+            status="playing", moves=game.moves, score=game.score, ended_at_ms=None,
+            elapsed_ms=None, log_length=len(log),
         )
     )
     for seq, (action, at) in enumerate(log):
         conn.execute(
-            LEGACY.tables["solitaire_moves"]
-            .insert()
-            .values(game_id="the-game", seq=seq, action=action, at_ms=at)
+            LEGACY.tables["solitaire_moves"].insert().values(
+                game_id="the-game", seq=seq, action=action, at_ms=at
+            )
         )
     conn.execute(LEGACY.tables["solitaire_deals"].insert().values(code=CODE, winnable=True))
 
@@ -276,14 +262,10 @@ def test_a_database_from_before_migrations_keeps_its_players_and_settings(
     assert sorted(columns) == ["created_at_ms", "id"]
     assert prefs == {
         "player-with-defaults-2/solitaire": {
-            "move_errors": False,
-            "placement_help": True,
-            "winnable_only": False,
+            "move_errors": False, "placement_help": True, "winnable_only": False
         },
         "player-with-settings-1/solitaire": {
-            "move_errors": True,
-            "placement_help": False,
-            "winnable_only": True,
+            "move_errors": True, "placement_help": False, "winnable_only": True
         },
     }
     assert on_connection(empty_url, lambda c: schema_differences(c, every_store_table())) == []
@@ -295,17 +277,14 @@ def test_a_game_from_before_migrations_resumes_exactly(empty_url: str) -> None:
     expected = game_view(
         game, game_id="the-game", started_at_ms=START_MS, now_ms=START_MS, placement_help=False
     ).model_dump(mode="json")
-    app = create_app(
-        Settings(database_url=empty_url, origins=TEST_ORIGINS), clock=FakeClock(START_MS + 60_000)
-    )
+    settings = Settings(database_url=empty_url, origins=TEST_ORIGINS)
+    app = create_app(settings, clock=FakeClock(START_MS + 60_000))
     with TestClient(app) as client, client.websocket_connect("/ws") as socket:
         peer = Peer(socket)
         welcome = peer.ask("hello", player="player-with-settings-1")
         assert welcome["player"] == "player-with-settings-1"
         assert welcome["settings"] == {
-            "move_errors": True,
-            "placement_help": False,
-            "winnable_only": True,
+            "move_errors": True, "placement_help": False, "winnable_only": True
         }
         resumed = peer.ask("solitaire.resume")
         assert resumed["event"]["kind"] == "resumed"

@@ -100,16 +100,9 @@ def test_replies_echo_req_only_when_given() -> None:
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
-    lambda inner: (
-        st.lists(inner, max_size=4)
-        | st.dictionaries(
-            st.sampled_from(
-                ["type", "req", "game", "code", "target", "player", "lang", "move_errors", "x"]
-            ),
-            inner,
-            max_size=5,
-        )
-    ),
+    lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.sampled_from(["type", "req", "game", "code", "target", "player",
+                                       "lang", "move_errors", "x"]), inner, max_size=5),
     max_leaves=12,
 )
 

@@ -104,9 +104,8 @@ def test_a_failed_log_write_closes_the_socket_and_the_log_stays_the_truth(
             game_id = peer.new_game("HH1-N-AAAAAAM")["id"]
             before = peer.tap(game_id, "stock")["game"]
             store.fail_next = True
-            socket.send_text(
-                json.dumps({"type": "solitaire.tap", "game": game_id, "target": "stock"})
-            )
+            socket.send_text(json.dumps({"type": "solitaire.tap", "game": game_id,
+                                         "target": "stock"}))
             closed = socket.receive()
             assert closed["type"] == "websocket.close" and closed["code"] == 1011
         assert logged_actions(db, game_id) == ["stock"]
@@ -129,21 +128,11 @@ def test_two_tabs_tapping_at_once_keep_one_clean_log(tmp_path: Path) -> None:
             game_id = first.new_game("HH1-N-AAAAAAM")["id"]
             for req in range(100, 110):
                 for socket in (one, two):
-                    socket.send_text(
-                        json.dumps(
-                            {
-                                "type": "solitaire.tap",
-                                "game": game_id,
-                                "target": "stock",
-                                "req": req,
-                            }
-                        )
-                    )
-            moves = [
-                peer.reply_to(req)["game"]["moves"]
-                for req in range(100, 110)
-                for peer in (first, second)
-            ]
+                    socket.send_text(json.dumps(
+                        {"type": "solitaire.tap", "game": game_id, "target": "stock", "req": req}
+                    ))
+            moves = [peer.reply_to(req)["game"]["moves"] for req in range(100, 110)
+                     for peer in (first, second)]
             assert sorted(moves) == list(range(1, 21))
             assert logged_actions(db, game_id) == ["stock"] * 20
             final = first.ask("solitaire.resume")["game"]

@@ -11,13 +11,8 @@ from heartsuit.server.solitaire_store import GameRecord, GameStatus
 W, L, D, P = GameStatus.WON, GameStatus.ABANDONED, GameStatus.DEAD_END, GameStatus.PLAYING
 
 
-def game(
-    n: int,
-    status: GameStatus,
-    code: str = "HH1-N-AAAAAAM",
-    moves: int = 80,
-    elapsed: int | None = None,
-) -> GameRecord:
+def game(n: int, status: GameStatus, code: str = "HH1-N-AAAAAAM", moves: int = 80,
+         elapsed: int | None = None) -> GameRecord:
     ended = None if status is P else 1000 * n + 500
     if status is W and elapsed is None:
         elapsed = 60_000 + n
@@ -36,16 +31,8 @@ def test_a_game_in_play_does_not_count_but_a_dead_end_and_an_abandoned_game_do()
 
 
 def test_streaks_follow_the_order_games_ended_in() -> None:
-    games = [
-        game(1, W),
-        game(2, W),
-        game(3, L),
-        game(4, W),
-        game(5, W),
-        game(6, W),
-        game(7, L),
-        game(8, W),
-    ]
+    games = [game(1, W), game(2, W), game(3, L), game(4, W), game(5, W), game(6, W), game(7, L),
+             game(8, W)]
     overall = player_stats(list(reversed(games))).overall
     assert (overall.best_streak, overall.current_streak) == (3, 1)
     assert overall.win_pct == 75.0
@@ -62,21 +49,14 @@ def test_bests_are_over_wins_only() -> None:
 
 
 def test_per_code_figures_latest_code_first() -> None:
-    games = [
-        game(1, W, "HH1-N-AAAAAAB", moves=75, elapsed=9_000),
-        game(2, L, "HH1-N-AAAAAAC"),
-        game(3, L, "HH1-N-AAAAAAB"),
-    ]
+    games = [game(1, W, "HH1-N-AAAAAAB", moves=75, elapsed=9_000), game(2, L, "HH1-N-AAAAAAC"),
+             game(3, L, "HH1-N-AAAAAAB")]
     rows = [row.model_dump() for row in player_stats(games).by_code]
     assert rows == [
-        {"code": "HH1-N-AAAAAAB", "games": 2, "wins": 1, "best_time_ms": 9_000, "fewest_moves": 75},
-        {
-            "code": "HH1-N-AAAAAAC",
-            "games": 1,
-            "wins": 0,
-            "best_time_ms": None,
-            "fewest_moves": None,
-        },
+        {"code": "HH1-N-AAAAAAB", "games": 2, "wins": 1, "best_time_ms": 9_000,
+         "fewest_moves": 75},
+        {"code": "HH1-N-AAAAAAC", "games": 1, "wins": 0, "best_time_ms": None,
+         "fewest_moves": None},
     ]
 
 

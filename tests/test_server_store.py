@@ -96,11 +96,12 @@ async def the_log_and_its_summary_move_together(stores: Stores) -> None:
     await store.start_game(game, 100)
     after_one = GameRecord(game.id, pid, game.code, 100, moves=1, log_length=1)
     await store.append_move(MoveRecord(game.id, 0, "stock", 150), after_one)
-    won = GameRecord(game.id, pid, game.code, 100, GameStatus.WON, 2, 20, 190, 90, log_length=2)
+    won = GameRecord(
+        game.id, pid, game.code, 100, GameStatus.WON, 2, 20, 190, 90, log_length=2
+    )
     await store.append_move(MoveRecord(game.id, 1, "25", 190), won)
     assert await store.moves(game.id) == [
-        MoveRecord(game.id, 0, "stock", 150),
-        MoveRecord(game.id, 1, "25", 190),
+        MoveRecord(game.id, 0, "stock", 150), MoveRecord(game.id, 1, "25", 190)
     ]
     assert await store.get_game(game.id) == won
     assert await store.open_game(pid) is None

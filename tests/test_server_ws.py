@@ -46,9 +46,7 @@ def test_hello_without_an_id_gives_a_fresh_unguessable_one(site: Site) -> None:
     assert reply["type"] == "welcome"
     assert len(reply["player"]) >= 22
     assert reply["settings"] == {
-        "move_errors": False,
-        "placement_help": True,
-        "winnable_only": False,
+        "move_errors": False, "placement_help": True, "winnable_only": False
     }
     with site.peer(hello=False) as other:
         assert other.ask("hello")["player"] != reply["player"]
@@ -218,10 +216,7 @@ def test_tap_select_deselect_and_flip(site: Site) -> None:
         assert flipped["game"]["moves"] == 1 and flipped["game"]["undo_left"] == 1
         covered = peer.tap(game_id, 1)
         assert covered["event"] == {
-            "kind": "ignored",
-            "message": None,
-            "message_key": None,
-            "reason": "covered",
+            "kind": "ignored", "message": None, "message_key": None, "reason": "covered"
         }
         assert comparable(covered["game"]) == comparable(flipped["game"])
 
@@ -270,11 +265,8 @@ def test_placement_help_off_removes_outlines_and_dimming_from_the_current_game(
         assert helped["waste_top"]["dimmed"] is True
         reply = peer.ask("settings", placement_help=False)
         assert reply == {
-            "type": "settings",
-            "move_errors": False,
-            "placement_help": False,
-            "winnable_only": False,
-            "req": reply["req"],
+            "type": "settings", "move_errors": False, "placement_help": False,
+            "winnable_only": False, "req": reply["req"],
         }
         plain = peer.tap(game_id, "waste")["game"]
     cards = [c for c in plain["heart"] if c] + [plain["waste_top"]]
@@ -288,9 +280,7 @@ def test_settings_persist_for_the_player(site: Site) -> None:
     with site.peer(hello=False) as again:
         welcome = again.ask("hello", player=player)
     assert welcome["settings"] == {
-        "move_errors": True,
-        "placement_help": True,
-        "winnable_only": True,
+        "move_errors": True, "placement_help": True, "winnable_only": True
     }
 
 
@@ -298,13 +288,8 @@ def test_stats_of_a_new_player_are_empty(site: Site) -> None:
     with site.peer() as peer:
         stats = peer.ask("stats")
     assert stats["overall"] == {
-        "games": 0,
-        "wins": 0,
-        "win_pct": 0.0,
-        "current_streak": 0,
-        "best_streak": 0,
-        "best_time_ms": None,
-        "fewest_moves": None,
+        "games": 0, "wins": 0, "win_pct": 0.0, "current_streak": 0, "best_streak": 0,
+        "best_time_ms": None, "fewest_moves": None,
     }
     assert stats["by_code"] == []
 

@@ -34,14 +34,7 @@ def options(game: Game) -> list[Action]:
     pairing: list[Action] = [end for pair in game.pairs() for end in pair]
     partners = [b if a == game.selected else a for a, b in game.pairs() if game.selected in (a, b)]
     return [
-        *free,
-        *pairing,
-        *pairing,
-        *partners * 6,
-        "stock",
-        "stock",
-        "waste",
-        "undo",
+        *free, *pairing, *pairing, *partners * 6, "stock", "stock", "waste", "undo",
         (len(free) * 7) % 25 + 1,
     ]
 

@@ -55,7 +55,9 @@ class CodeFormat:
         if not isinstance(number, int) or not 0 <= number < NUMBER_COUNT:
             raise ValueError(f"a code's number is 0..{NUMBER_COUNT - 1}, not {number!r}")
         if rule_set not in self.rule_sets:
-            raise ValueError(f"unknown rule set {rule_set!r}; known: {', '.join(self.rule_sets)}")
+            raise ValueError(
+                f"unknown rule set {rule_set!r}; known: {', '.join(self.rule_sets)}"
+            )
         letters = []
         for _ in range(LETTERS):
             number, digit = divmod(number, 26)
@@ -74,7 +76,8 @@ class CodeFormat:
         if len(parts) != 3:
             raise CodeError(
                 CodeProblem.PARTS,
-                f"{shown!r} is not a code: it has three parts joined by '-', like {self.example}",
+                f"{shown!r} is not a code: it has three parts joined by '-', "
+                f"like {self.example}",
             )
         head, rule_set, letters = parts
         if not head.startswith(self.prefix):

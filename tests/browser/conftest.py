@@ -59,18 +59,8 @@ class ServerProcess:
         env.pop("DATABASE_URL", None)  # always the temporary SQLite file
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "heartsuit",
-                    "serve",
-                    "--host",
-                    "127.0.0.1",
-                    "--port",
-                    str(self.port),
-                    "--db",
-                    str(self.db),
-                ],
+                [sys.executable, "-m", "heartsuit", "serve", "--host", "127.0.0.1",
+                 "--port", str(self.port), "--db", str(self.db)],
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 cwd=self.db.parent,

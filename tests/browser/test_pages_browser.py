@@ -16,7 +16,7 @@ pytestmark = pytest.mark.browser
 WIDTHS = (360, 1280)
 PAGES = {
     "home": ("/", "[data-tile]"),
-    "play": ("/heart-to-heart?code=HH1-N-AAAAAAM", f"{GAME}[data-seq]"),
+    "play": ("/heart-to-heart?code=HH1-N-AAAAAAM", f'{GAME}[data-seq]'),
     "examples": ("/heart-to-heart/examples", '[data-examples][aria-busy="false"]'),
     "rules": ("/heart-to-heart/rules", ".diagram svg"),
     "stats": ("/stats", '[data-stats][aria-busy="false"]'),

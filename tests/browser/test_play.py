@@ -205,7 +205,9 @@ def test_a_dead_end_opens_the_dialog_and_undo_leaves_it(page: Any, server: Serve
     assert page.get_attribute(GAME, "data-outcome") == "playing"
 
 
-def test_reload_and_server_restart_continue_the_same_game(page: Any, server: ServerProcess) -> None:
+def test_reload_and_server_restart_continue_the_same_game(
+    page: Any, server: ServerProcess
+) -> None:
     open_game(page, server.url, f"?code={CODE}")  # a random deal might be stuck from the start
     tap(page, "stock")
     tap(page, "stock")
@@ -295,7 +297,9 @@ def test_winnable_deals_only_gives_a_deal_the_solver_can_win(
         assert solve(Game.from_code(code)).winnable, code
 
 
-def test_new_game_asks_before_abandoning_a_game_under_way(page: Any, server: ServerProcess) -> None:
+def test_new_game_asks_before_abandoning_a_game_under_way(
+    page: Any, server: ServerProcess
+) -> None:
     open_game(page, server.url, f"?code={CODE}&lang=en")
     # about one random deal in ten is a dead end from the start, and its dialog would take the
     # N key: deal only winnable deals so every new game below starts playable

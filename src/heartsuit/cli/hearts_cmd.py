@@ -51,7 +51,9 @@ def _register_arena(commands: Any) -> None:
         choices=PRESET_NAMES,
         help="rules preset (default: standard)",
     )
-    arena.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    arena.add_argument(
+        "--no-progress", action="store_true", help="no progress bar on stderr"
+    )
     arena.set_defaults(handler=_arena)
 
 

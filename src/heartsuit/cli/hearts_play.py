@@ -84,10 +84,8 @@ class Terminal:
 
     def run(self) -> int:
         rules = self.match.rules
-        self.say(
-            f"Hearts: {rules.players} players, {rules.hand_size()} cards each, "
-            f"match to {rules.target}. You are seat {YOU}. {HELP}"
-        )
+        self.say(f"Hearts: {rules.players} players, {rules.hand_size()} cards each, "
+                 f"match to {rules.target}. You are seat {YOU}. {HELP}")
         self.announce_hand()
         try:
             while True:
@@ -121,17 +119,13 @@ class Terminal:
                 self.say(f"{self.name(event.seat)} plays {event.card}.")
             elif isinstance(event, PassesExchanged):
                 view = self.match.view(YOU)
-                self.say(
-                    f"You passed {cards_text(view.passed)} and received "
-                    f"{cards_text(view.received)}."
-                )
+                self.say(f"You passed {cards_text(view.passed)} and received "
+                         f"{cards_text(view.received)}.")
             elif isinstance(event, TrickDone):
                 self.report_trick(event)
             elif isinstance(event, HandDone):
-                self.say(
-                    "Hand over. Points: "
-                    + ", ".join(f"{self.name(s)} {p}" for s, p in enumerate(event.points))
-                )
+                self.say("Hand over. Points: "
+                         + ", ".join(f"{self.name(s)} {p}" for s, p in enumerate(event.points)))
                 if event.shooter is not None:
                     self.say(f"{self.name(event.shooter)} shot the moon!")
                 kitty = self.match.hands[event.hand_number].view(YOU).kitty
@@ -165,10 +159,8 @@ class Terminal:
         assert isinstance(suggested, Pass)
         chosen: list[Card] = []
         while True:
-            text = self.ask(
-                f"Pass {view.rules.pass_count} cards to {self.name(target)} "
-                f"[{cards_text(suggested.cards)}]: "
-            )
+            text = self.ask(f"Pass {view.rules.pass_count} cards to {self.name(target)} "
+                            f"[{cards_text(suggested.cards)}]: ")
             try:
                 chosen = parse_cards(text, view.hand) if text else list(suggested.cards)
                 self.act(Pass(YOU, tuple(chosen)))
@@ -181,9 +173,8 @@ class Terminal:
     def your_play(self) -> None:
         view = self.match.view(YOU)
         if view.trick and view.trick.plays:
-            self.say(
-                "Trick so far: " + ", ".join(f"{self.name(s)} {c}" for s, c in view.trick.plays)
-            )
+            self.say("Trick so far: " + ", ".join(
+                f"{self.name(s)} {c}" for s, c in view.trick.plays))
         else:
             self.say("You lead." + ("" if view.hearts_broken else " Hearts are not broken."))
         self.show_hand(view)

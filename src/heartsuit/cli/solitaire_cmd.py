@@ -140,9 +140,8 @@ def run_stats(args: argparse.Namespace) -> int:
             solve_times.append(result.seconds)
             cpu_times.append(result.cpu_seconds)
             proven += result.optimal
-        print(
-            _share(f"fewest-move line proven within {args.budget:g} s CPU", proven, len(winnable))
-        )
+        print(_share(f"fewest-move line proven within {args.budget:g} s CPU", proven,
+                     len(winnable)))
         print(_times("fewest-move search CPU time per winnable deal", cpu_times))
         print(_times("fewest-move search wall time per winnable deal", solve_times))
     return 0
@@ -160,10 +159,7 @@ def register(sub: Any) -> None:
     solve_parser.add_argument("code", metavar="CODE", help="a deal code such as HH1-N-AAAAAAM")
     solve_parser.add_argument("--json", action="store_true", help="print one JSON object")
     solve_parser.add_argument(
-        "--budget",
-        type=float,
-        default=DEFAULT_BUDGET_S,
-        metavar="SECONDS",
+        "--budget", type=float, default=DEFAULT_BUDGET_S, metavar="SECONDS",
         help=f"CPU time for proving the fewest moves (default {DEFAULT_BUDGET_S:g})",
     )
     solve_parser.set_defaults(handler=run_solve)
@@ -172,21 +168,12 @@ def register(sub: Any) -> None:
         "stats", help="decide a run of deals: share winnable, solver times"
     )
     stats_parser.add_argument("--deals", type=int, required=True, metavar="N")
-    stats_parser.add_argument(
-        "--start", type=int, default=0, metavar="K", help="first deal number (default 0)"
-    )
-    stats_parser.add_argument(
-        "--optimal",
-        action="store_true",
-        help="also search the fewest-move line of each winnable deal",
-    )
-    stats_parser.add_argument(
-        "--budget",
-        type=float,
-        default=DEFAULT_BUDGET_S,
-        metavar="SECONDS",
-        help="per-deal CPU time for --optimal",
-    )
+    stats_parser.add_argument("--start", type=int, default=0, metavar="K",
+                              help="first deal number (default 0)")
+    stats_parser.add_argument("--optimal", action="store_true",
+                              help="also search the fewest-move line of each winnable deal")
+    stats_parser.add_argument("--budget", type=float, default=DEFAULT_BUDGET_S,
+                              metavar="SECONDS", help="per-deal CPU time for --optimal")
     stats_parser.set_defaults(handler=run_stats)
 
     def show_help(args: argparse.Namespace) -> int:

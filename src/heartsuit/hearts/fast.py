@@ -227,13 +227,7 @@ class FastState:
         hands = self.hands[:]
         tallies = self.tallies[:]
         play_out(
-            self.table,
-            hands,
-            tallies,
-            self.leader,
-            tuple(self.trick),
-            self.broken,
-            self.first,
+            self.table, hands, tallies, self.leader, tuple(self.trick), self.broken, self.first,
             draws,
         )
         return hand_points(self.table, tallies, self.scores)

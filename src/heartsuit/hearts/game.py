@@ -408,6 +408,7 @@ class Hand(HandState):
             self.apply(action if isinstance(action, Pass | Play) else action_from_stored(action))
 
 
+
 def _first_trick_penalty(card: Card) -> bool:
     # the seed names hearts and Q♠ as the cards barred from the first trick
     return card.suit is Suit.HEARTS or card == QUEEN_OF_SPADES

@@ -60,6 +60,7 @@ class OpenTrick:
     plays: list[tuple[int, Card]]
 
 
+
 class HandState:
     """The state of one hand; read it through the properties (every one returns a copy)."""
 
@@ -234,10 +235,8 @@ class HandState:
         return tuple(out)
 
     def _seat_ok(self, seat: object) -> bool:
-        return (
-            isinstance(seat, int)
-            and not isinstance(seat, bool)
-            and (0 <= seat < self._rules.players)
+        return isinstance(seat, int) and not isinstance(seat, bool) and (
+            0 <= seat < self._rules.players
         )
 
 

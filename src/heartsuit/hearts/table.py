@@ -108,18 +108,14 @@ def bot_action(bot: Bot, view: SeatView) -> Action:
         cards = tuple(bot.choose_pass(view))
         count = view.rules.pass_count
         if len(cards) != count or Counter(cards) - Counter(view.hand):
-            raise BotError(
-                f"bot {bot.name!r} passed {_codes(cards)} from seat {seat}: "
-                f"that is not {count} cards of its hand"
-            )
+            raise BotError(f"bot {bot.name!r} passed {_codes(cards)} from seat {seat}: "
+                           f"that is not {count} cards of its hand")
         return Pass(seat, cards)
     if view.to_play == seat:
         card = bot.choose_play(view)
         if card not in view.legal:
-            raise BotError(
-                f"bot {bot.name!r} played {card} from seat {seat}: "
-                f"the legal cards are {_codes(view.legal)}"
-            )
+            raise BotError(f"bot {bot.name!r} played {card} from seat {seat}: "
+                           f"the legal cards are {_codes(view.legal)}")
         return Play(seat, card)
     raise IllegalMove(Reason.NOT_YOUR_TURN, f"seat {seat} has nothing to do now")
 

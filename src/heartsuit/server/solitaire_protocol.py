@@ -56,12 +56,7 @@ class StatsRequest(ClientMessage):
 
 
 MESSAGES: tuple[type[ClientMessage], ...] = (
-    SolitaireResume,
-    SolitaireNew,
-    SolitaireTap,
-    SolitaireUndo,
-    SettingsUpdate,
-    StatsRequest,
+    SolitaireResume, SolitaireNew, SolitaireTap, SolitaireUndo, SettingsUpdate, StatsRequest
 )
 
 

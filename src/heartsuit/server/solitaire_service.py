@@ -118,7 +118,9 @@ class SolitaireService:
         self.winnable_attempts = winnable_attempts
         self._live: OrderedDict[str, LiveGame] = OrderedDict()
         self._live_limit = live_games
-        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
+            weakref.WeakValueDictionary()
+        )
 
     # ------------------------------------------------------------------ preferences
 
@@ -182,7 +184,9 @@ class SolitaireService:
             record = GameRecord(secrets.token_urlsafe(12), player_id, code, now)
             if game.dead_end:
                 # some deals can never be played (the tip's partners all lie in the heart)
-                record = replace(record, status=GameStatus.DEAD_END, ended_at_ms=now, elapsed_ms=0)
+                record = replace(
+                    record, status=GameStatus.DEAD_END, ended_at_ms=now, elapsed_ms=0
+                )
             abandoned = await self.store.start_game(record, now)
             for game_id in abandoned:
                 self._live.pop(game_id, None)

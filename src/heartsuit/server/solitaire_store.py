@@ -225,12 +225,16 @@ class SqlSolitaireStore:
         return None if row is None else _game_from_row(row)
 
     async def player_games(self, player_id: str) -> list[GameRecord]:
-        query = select(games).where(games.c.player_id == player_id).order_by(games.c.started_at_ms)
+        query = (
+            select(games).where(games.c.player_id == player_id).order_by(games.c.started_at_ms)
+        )
         async with self.db.reading() as conn:
             return [_game_from_row(r) for r in await conn.execute(query)]
 
     async def moves(self, game_id: str) -> list[MoveRecord]:
-        query = select(moves_log).where(moves_log.c.game_id == game_id).order_by(moves_log.c.seq)
+        query = (
+            select(moves_log).where(moves_log.c.game_id == game_id).order_by(moves_log.c.seq)
+        )
         async with self.db.reading() as conn:
             rows = await conn.execute(query)
             return [MoveRecord(r.game_id, r.seq, r.action, r.at_ms) for r in rows]

@@ -270,7 +270,9 @@ class Game:
         """The positions of the free heart cards, in order."""
         present = self._present
         return tuple(
-            p for p in POSITIONS if present >> (p - 1) & 1 and not COVER_MASKS[p - 1] & present
+            p
+            for p in POSITIONS
+            if present >> (p - 1) & 1 and not COVER_MASKS[p - 1] & present
         )
 
     def elapsed(self, now: float | None = None) -> float:
@@ -474,10 +476,7 @@ class Game:
             self._selected = target
             told = self.move_errors  # the message only with the "move errors" setting on
             return TapResult(
-                TapKind.RESELECTED,
-                target,
-                cards=(card,),
-                positions=where,
+                TapKind.RESELECTED, target, cards=(card,), positions=where,
                 reason=Reason.MUST_MATCH,
                 message=MUST_MATCH.get(self.language, MUST_MATCH["id"]) if told else None,
                 message_key=Reason.MUST_MATCH.value if told else None,
@@ -518,3 +517,5 @@ class Game:
             if rank in elsewhere or rank in free_ranks[i + 1 :] or rank in free_ranks[:i]:
                 return Outcome.PLAYING
         return Outcome.DEAD_END
+
+

@@ -38,7 +38,11 @@ def _covered_by() -> tuple[tuple[int, ...], ...]:
     out: list[tuple[int, ...]] = []
     for i in range(25):
         out.append(
-            tuple(j + 1 for j in range(25) if ROW[j] == ROW[i] + 1 and abs(X2[j] - X2[i]) == 1)
+            tuple(
+                j + 1
+                for j in range(25)
+                if ROW[j] == ROW[i] + 1 and abs(X2[j] - X2[i]) == 1
+            )
         )
     return tuple(out)
 
@@ -46,7 +50,9 @@ def _covered_by() -> tuple[tuple[int, ...], ...]:
 #: COVERED_BY[p - 1]: the positions whose cards lie on top of position p
 COVERED_BY: Final = _covered_by()
 #: COVERS[p - 1]: the positions that the card at p lies on
-COVERS: Final = tuple(tuple(q for q in POSITIONS if p in COVERED_BY[q - 1]) for p in POSITIONS)
+COVERS: Final = tuple(
+    tuple(q for q in POSITIONS if p in COVERED_BY[q - 1]) for p in POSITIONS
+)
 #: bit masks (bit i = position i + 1) of COVERED_BY, for fast freeness checks
 COVER_MASKS: Final = tuple(sum(1 << (q - 1) for q in cov) for cov in COVERED_BY)
 

@@ -166,7 +166,9 @@ class _Search:
         return -1
 
     def winnable(self, present: int, removed: int) -> bool:
-        counts = tuple((self.pile_mask[r] & ~removed).bit_count() for r in RANKS)
+        counts = tuple(
+            (self.pile_mask[r] & ~removed).bit_count() for r in RANKS
+        )
         key = (present, counts)
         verdict = self._verdicts.get(key)
         if verdict is None:
@@ -307,15 +309,9 @@ class _Search:
                 expanded[cards] = [(pointer, g)]
             else:
                 if any(
-                    g_other
-                    + (
-                        0
-                        if p_other == pointer
-                        else distance(removed, p_other, n, pointer - 1)
-                        if pointer
-                        else n - p_other - (removed >> p_other).bit_count() + 1
-                    )
-                    <= g
+                    g_other + (0 if p_other == pointer else
+                               distance(removed, p_other, n, pointer - 1) if pointer else
+                               n - p_other - (removed >> p_other).bit_count() + 1) <= g
                     for p_other, g_other in others
                 ):
                     continue
@@ -324,7 +320,9 @@ class _Search:
             if nodes & 255 == 0 and time.process_time() > deadline:
                 return None, False, nodes
             pairs = self.pair_moves(present)
-            free = [i for i in range(25) if present >> i & 1 and not COVER_MASKS[i] & present]
+            free = [
+                i for i in range(25) if present >> i & 1 and not COVER_MASKS[i] & present
+            ]
             for a, i in enumerate(free):
                 rank = heart[i]
                 assert rank is not None

@@ -113,19 +113,8 @@ def read_snapshot(data: object) -> Snapshot:
     except ClockError as err:
         raise SnapshotError(str(err)) from None
     return Snapshot(
-        deal,
-        heart,
-        stock,
-        waste,
-        selected,
-        score,
-        moves,
-        outcome,
-        move_errors,
-        help_on,
-        "en" if language == "en" else "id",
-        history,
-        clock,
+        deal, heart, stock, waste, selected, score, moves, outcome, move_errors, help_on,
+        "en" if language == "en" else "id", history, clock,
     )
 
 
@@ -180,10 +169,8 @@ def _history(
         elif isinstance(record, Paired):
             for position, card in zip(record.positions, record.cards, strict=True):
                 if places[position - 1] is not None or deal.heart[position - 1] != card:
-                    raise SnapshotError(
-                        f"{where} removed {card} from position {position}, "
-                        "which does not fit the deal"
-                    )
+                    raise SnapshotError(f"{where} removed {card} from position {position}, "
+                                        "which does not fit the deal")
                 places[position - 1] = card
             if record.waste is not None:
                 up.append(record.waste)

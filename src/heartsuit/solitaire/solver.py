@@ -59,12 +59,8 @@ class Step:
         return f"pair {self.first} ({card}) + {partner} ({card})"
 
     def to_dict(self) -> dict[str, str | int | None]:
-        return {
-            "kind": self.kind.value,
-            "rank": self.rank,
-            "first": self.first,
-            "second": self.second,
-        }
+        return {"kind": self.kind.value, "rank": self.rank, "first": self.first,
+                "second": self.second}
 
 
 @dataclass(frozen=True, slots=True)

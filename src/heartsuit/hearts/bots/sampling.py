@@ -90,10 +90,8 @@ def knowledge(view: SeatView) -> Knowledge:
             played_by[seat][card_index(card)] += 1
             if card.suit is not led:
                 allowed[seat] &= ~suit_mask(led)  # did not follow: void from now on
-                if (
-                    number == 0
-                    and not rules.first_trick_points
-                    and (card.suit is Suit.HEARTS or card == QUEEN_OF_SPADES)
+                if number == 0 and not rules.first_trick_points and (
+                    card.suit is Suit.HEARTS or card == QUEEN_OF_SPADES
                 ):
                     # points on the first trick are legal only with nothing else to play
                     allowed[seat] &= HEART_MASK | QUEEN_BIT

@@ -44,10 +44,14 @@ def upgrade() -> None:
         sa.Column("elapsed_ms", sa.BigInteger, nullable=True),
         sa.Column("log_length", sa.Integer, nullable=False),
     )
-    op.create_index("ix_solitaire_games_player_status", "solitaire_games", ["player_id", "status"])
+    op.create_index(
+        "ix_solitaire_games_player_status", "solitaire_games", ["player_id", "status"]
+    )
     op.create_table(
         "solitaire_moves",
-        sa.Column("game_id", sa.String(64), sa.ForeignKey("solitaire_games.id"), primary_key=True),
+        sa.Column(
+            "game_id", sa.String(64), sa.ForeignKey("solitaire_games.id"), primary_key=True
+        ),
         sa.Column("seq", sa.Integer, primary_key=True),
         sa.Column("action", sa.String(8), nullable=False),
         sa.Column("at_ms", sa.BigInteger, nullable=False),

@@ -34,7 +34,9 @@ def upgrade() -> None:
     op.create_index("ix_hearts_tables_status", "hearts_tables", ["status"])
     op.create_table(
         "hearts_events",
-        sa.Column("table_id", sa.String(40), sa.ForeignKey("hearts_tables.id"), primary_key=True),
+        sa.Column(
+            "table_id", sa.String(40), sa.ForeignKey("hearts_tables.id"), primary_key=True
+        ),
         sa.Column("seq", sa.Integer, primary_key=True),
         sa.Column("kind", sa.String(16), nullable=False),
         sa.Column("data", sa.Text, nullable=False),
@@ -42,7 +44,9 @@ def upgrade() -> None:
     )
     op.create_table(
         "hearts_seats",
-        sa.Column("table_id", sa.String(40), sa.ForeignKey("hearts_tables.id"), primary_key=True),
+        sa.Column(
+            "table_id", sa.String(40), sa.ForeignKey("hearts_tables.id"), primary_key=True
+        ),
         sa.Column("seat", sa.Integer, primary_key=True),
         sa.Column("kind", sa.String(16), nullable=False),
         sa.Column("name", sa.String(64), nullable=False),
