@@ -23,6 +23,7 @@ from heartsuit.server.hearts_protocol import (
     HEARTS_MESSAGES,
     HeartsCreate,
     HeartsCreated,
+    HeartsError,
     HeartsErrorReply,
     HeartsFree,
     HeartsInvite,
@@ -38,15 +39,14 @@ from heartsuit.server.hearts_protocol import (
     HeartsSit,
     HeartsStart,
     HeartsState,
+    Stale,
 )
 from heartsuit.server.hearts_service import (
-    HeartsError,
     HeartsService,
-    Stale,
     TableChanged,
-    action_for,
     table_channel,
 )
+from heartsuit.server.hearts_setup import action_for
 from heartsuit.server.hearts_tables import LiveTable
 from heartsuit.server.hearts_view import invite_url, seat_infos, table_state
 from heartsuit.server.players import Player
