@@ -211,7 +211,7 @@ def page(browser_context: Any, server: ServerProcess) -> Iterator[Any]:
     browser_context.clear_cookies()
     tab = browser_context.new_page()
     errors: list[str] = []
-    tab.on("pageerror", lambda error: errors.append(str(error)))
+    tab.on("pageerror", lambda error: errors.append(f"{error}\n{error.stack}"))
     tab.goto(f"{server.url}/healthz")
     tab.evaluate("localStorage.clear()")
     try:

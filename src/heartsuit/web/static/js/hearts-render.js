@@ -277,7 +277,8 @@ export function sheetTable(state) {
   th.scope = "row";
   th.textContent = t("hearts.sheet.total");
   foot.append(th);
-  const totals = sheet.totals.length ? sheet.totals[sheet.totals.length - 1] : state.public.scores;
+  // before the match (an online lobby) the server sends no public part: no scores yet
+  const totals = sheet.totals.length ? sheet.totals[sheet.totals.length - 1] : state.public.scores || seats.map(() => 0);
   const winners = new Set(state.over ? state.over.winners : []);
   for (const seat of seats) {
     const cell = foot.insertCell();

@@ -373,12 +373,15 @@ function renderHand() {
   el.reason.hidden = true;
   el.pass.hidden = true;
   el.prompt.textContent = "";
+  el.hand.classList.remove("passing");
   if (!view) return;
   const passing = view.phase === "pass" && view.must_pass;
   const myTurn = view.phase === "play" && view.to_play === view.seat;
   const legal = new Set(view.legal);
   const illegal = s.illegal || {};
   const received = view.tricks.length === 0 ? new Set(view.received) : new Set();
+  // the cards passed stay in the view until everyone has passed: marked, so the pass shows
+  const passedOut = view.phase === "pass" && !view.must_pass ? new Set(view.passed || []) : new Set();
   el.hand.style.setProperty("--n", String(view.hand.length));
   el.hand.classList.toggle("passing", passing);
   for (const code of view.hand) {
@@ -387,6 +390,10 @@ function renderHand() {
     if (received.has(code)) {
       card.classList.add("received");
       labelParts.push(t("hearts.card.received"));
+    }
+    if (passedOut.has(code)) {
+      card.classList.add("passed-out");
+      labelParts.push(t("hearts.card.passed"));
     }
     if (passing) {
       const on = selected.has(code);
@@ -588,6 +595,15 @@ async function copyField(input) {
   }
   done.textContent = t("hearts.lobby.copied");
 }
+
+// a shared device: a page put away (the back button, a closed tab) keeps no hand in its DOM, and
+// its connection goes too, so a page the browser brings back from its cache asks for the table
+// afresh and shows the cover, never the last person's cards
+window.addEventListener("pagehide", () => {
+  if (!state || state.table.mode !== "hotseat") return;
+  if (state.view) draw({ ...state, view: null, illegal: {}, events: [] });
+  if (conn.socket) conn.socket.close();
+});
 
 el.four.checked = fourColour();
 document.body.classList.toggle("four-colour", el.four.checked);
