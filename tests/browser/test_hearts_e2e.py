@@ -320,12 +320,13 @@ def same_hand(page: Any, server: ServerProcess, table: str, seat: int) -> None:
 
 
 def hides(page: Any, cards: list[str]) -> None:
-    """None of ``cards`` is anywhere in the page: no card element, no spoken name."""
+    """None of ``cards`` is in the page: no card element, no card's spoken label (the live
+    region may still name a card played in the hand before, which everyone saw)."""
     html = page.content()
     lang = page_lang(page)
     for code in cards:
         assert f'data-card="{code}"' not in html, code
-        assert spoken(lang, code) not in html, code
+        assert f'aria-label="{spoken(lang, code)}' not in html, code
 
 
 FACES = {"J", "Q", "K", "A"}
