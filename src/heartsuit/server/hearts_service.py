@@ -124,10 +124,10 @@ class HeartsService:
 
     # ------------------------------------------------------------------ tables
 
-    async def create(self, message: HeartsCreate, fallback_names: tuple[str, str]) -> Created:
+    async def create(self, message: HeartsCreate, person_name: str) -> Created:
         """A new table as the message describes it; the creator holds seat 0 (and, on a
         shared device, every person's seat)."""
-        plan = plan_table(message, fallback_names, self.levels, self.clock())
+        plan = plan_table(message, person_name, self.levels, self.clock())
         live = LiveTable.replay(plan.record, plan.seats, [])
         log_entries: list[LogEntry] = []
         if plan.record.mode != "online":
@@ -193,7 +193,7 @@ class HeartsService:
             for s in live.seats:
                 if s.kind == "open":
                     await self._seat_change(
-                        live, SeatRecord(s.seat, "computer", f"#{s.seat + 1}", DEFAULT_LEVEL)
+                        live, SeatRecord(s.seat, "computer", "", DEFAULT_LEVEL)
                     )
             await self._append(live, "start", {})
         await self._announce(live)
@@ -226,11 +226,10 @@ class HeartsService:
         return live
 
     async def _vacate(self, live: LiveTable, seat: int) -> None:
-        old = live.seats[seat]
         if live.status == "lobby":
             new = SeatRecord(seat, "open", "")
         else:
-            new = SeatRecord(seat, "computer", old.name, DEFAULT_LEVEL)
+            new = SeatRecord(seat, "computer", "", DEFAULT_LEVEL)
         await self._seat_change(live, new)
         self.presence.release(live.record.id, seat)
 

@@ -42,9 +42,9 @@ class TablePlan:
 
 
 def plan_table(
-    message: HeartsCreate, fallback_names: tuple[str, str], levels: Collection[str], now_ms: int
+    message: HeartsCreate, person_name: str, levels: Collection[str], now_ms: int
 ) -> TablePlan:
-    """The table ``message`` asks for; ``fallback_names`` = (a person, a computer)."""
+    """The table ``message`` asks for; ``person_name`` names a person who gave no name."""
     rules, preset, seed = rules_of(message)
     mode = message.mode
     choices = list(message.seats or [])
@@ -67,7 +67,7 @@ def plan_table(
         choices[1:] = [replace_kind(c, "computer") for c in choices[1:]]
     elif choices[0].kind != "human":
         raise HeartsError(ErrorCode.BAD_MESSAGE, "seat 0 belongs to the person creating the table")
-    you, computer = fallback_names
+    you = person_name
     seats: list[SeatRecord] = []
     tokens: dict[int, str] = {}
     for number, choice in enumerate(choices):
@@ -75,8 +75,8 @@ def plan_table(
             level = choice.level or DEFAULT_LEVEL
             if level not in levels:
                 raise HeartsError(ErrorCode.BAD_LEVEL, f"no computer level {level!r}", level=level)
-            name = f"{computer} {number + 1}"
-            seats.append(SeatRecord(number, "computer", name, level))
+            # no name: each page names computers in its own language ("Komputer 3")
+            seats.append(SeatRecord(number, "computer", "", level))
         elif mode == "online" and number > 0:
             seats.append(SeatRecord(number, "open", ""))
         else:
