@@ -11,7 +11,7 @@ Usage (one process; the machine is shared, so run it under ``nice -n 19``)::
 ``times`` seats the level in seat 0 against three heuristic players for ``--hands`` deals
 (every seat rotation is not needed for timing) and prints the median, p95, p99 and mean CPU
 time (``time.process_time``) of its card choices with at least two legal cards, and of its
-passes. ``arena`` is :func:`heartsuit.hearts.arena.run_arena` (duplicate deals, every seat
+passes. ``arena`` is :func:`heartsuit.hearts.bots.arena.run_arena` (duplicate deals, every seat
 rotation, 95% intervals). ``algorithms`` pits PIMC against ISMCTS at the same CPU time per
 decision, each against heuristic players on the same duplicate deals. ``moons`` counts the
 moons each listed bot shoots (a bot counted once per seat it holds).
@@ -25,8 +25,8 @@ import time
 from collections.abc import Sequence
 
 from heartsuit.cards import Card
-from heartsuit.hearts.arena import run_arena
 from heartsuit.hearts.bots import Bot, make_bot
+from heartsuit.hearts.bots.arena import run_arena
 from heartsuit.hearts.bots.passing import PassConfig
 from heartsuit.hearts.bots.search import SearchBot, SearchConfig
 from heartsuit.hearts.game import Hand, Phase

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import pytest
 
 from heartsuit.cards import Card
 from heartsuit.cli import main
-from heartsuit.hearts.arena import ArenaError, play_hand, run_arena
-from heartsuit.hearts.bots import Bot, RandomBot, UnknownBot
-from heartsuit.hearts.rules import Rules
+from heartsuit.hearts.bots import Bot, RandomBot, UnknownBot, make_bot
+from heartsuit.hearts.bots.arena import ArenaError, play_hand, run_arena
+from heartsuit.hearts.bots.arena_suite import SUITES, Comparison
+from heartsuit.hearts.rules import PRESET_NAMES, Rules
 from heartsuit.hearts.view import SeatView
 
 
@@ -125,3 +128,120 @@ def test_the_paired_difference_is_taken_deal_by_deal() -> None:
     assert "paired difference heuristic - random" in result.table()
     with pytest.raises(ArenaError, match="compare two"):
         result.difference("heuristic", "nobody")
+
+
+# --- matches, moons, workers, the results file, JSON, suites --------------------------------
+
+
+def test_match_mode_plays_whole_matches_and_shares_the_wins() -> None:
+    result = run_arena(["heuristic", "random", "random", "random"], deals=2, seed=3,
+                       mode="matches")
+    assert result.mode == "matches" and result.hands > 2 * 4
+    shares = {w.name: w.mean * w.seats for w in result.wins}
+    assert sum(shares.values()) == pytest.approx(1.0)  # ties are shared, so shares add up
+    assert "matches won by heuristic" in result.table()
+
+
+def test_moons_are_counted_per_seat_hand() -> None:
+    result = run_arena(["random"] * 4, deals=12, seed=5)
+    (moons,) = result.moons
+    assert moons.seat_hands == 12 * 4 * 4
+    # every moon shot by one random seat is one let through by each of the three others
+    assert moons.conceded == 3 * moons.shot
+    moon_deals = [mean for (mean,) in result.per_deal if mean != 6.5]
+    assert moons.shot == round(sum((m - 6.5) / 3.25 for m in moon_deals))
+
+
+def test_a_results_file_lets_a_run_go_on_where_it_stopped(tmp_path: Path) -> None:
+    out = tmp_path / "run.jsonl"
+    names = ["heuristic", "random", "random", "random"]
+    played: list[int] = []
+
+    def counting(name: str, seed: int) -> Bot:
+        played.append(seed)
+        return make_bot(name, seed)
+
+    run_arena(names, deals=3, seed=4, out=out, factory=counting)
+    first = len(played)
+    resumed = run_arena(names, deals=5, seed=4, out=out, factory=counting)
+    # the three deals in the file were not played again: two more deals' worth of decisions
+    assert 0 < len(played) - first < first
+    whole = run_arena(names, deals=5, seed=4)
+    assert resumed.per_deal == whole.per_deal and resumed.moons == whole.moons
+    lines = out.read_text().splitlines()
+    assert json.loads(lines[0])["settings"]["bots"] == names and len(lines) == 1 + 5
+    # a deal cut off mid-line (a killed run) is dropped and played again
+    out.write_text(out.read_text() + '{"deal": 5, "ga')
+    again = run_arena(names, deals=6, seed=4, out=out)
+    assert again.per_deal == run_arena(names, deals=6, seed=4).per_deal
+    assert all(line.endswith("}") for line in out.read_text().splitlines())
+
+
+def test_a_results_file_from_other_settings_is_refused(tmp_path: Path) -> None:
+    out = tmp_path / "run.jsonl"
+    run_arena(["random"] * 4, deals=1, seed=1, out=out)
+    with pytest.raises(ArenaError, match=r"other settings.*seed"):
+        run_arena(["random"] * 4, deals=1, seed=2, out=out)
+    with pytest.raises(ArenaError, match=r"other settings.*bots"):
+        run_arena(["heuristic", "random", "random", "random"], deals=1, seed=1, out=out)
+    with pytest.raises(ArenaError, match=r"other settings.*mode"):
+        run_arena(["random"] * 4, deals=1, seed=1, out=out, mode="matches")
+    (tmp_path / "junk.jsonl").write_text("hello\n")
+    with pytest.raises(ArenaError, match="not an arena results file"):
+        run_arena(["random"] * 4, deals=1, out=tmp_path / "junk.jsonl")
+
+
+def test_workers_give_the_same_deals_as_one_process(tmp_path: Path) -> None:
+    names = ["heuristic", "random", "random", "random"]
+    one = run_arena(names, deals=4, seed=6, mode="matches", rules=Rules(target=30))
+    two = run_arena(names, deals=4, seed=6, mode="matches", rules=Rules(target=30), workers=2,
+                    out=tmp_path / "two.jsonl")
+    assert two.per_deal == one.per_deal and two.wins == one.wins and two.moons == one.moons
+    with pytest.raises(ArenaError, match="module-level"):
+        run_arena(names, deals=2, workers=2, factory=lambda name, seed: make_bot(name, seed))
+
+
+def test_the_cli_writes_json_and_goes_on_from_its_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out, report = tmp_path / "r.jsonl", tmp_path / "r.json"
+    args = ["hearts", "arena", "--bots", "easy,random,random,random", "--hands", "2",
+            "--no-progress", "--out", str(out)]
+    assert main([*args, "--json", str(report)]) == 0
+    data = json.loads(report.read_text())
+    assert data["deals"] == 2 and data["points_per_hand"][0]["name"] == "easy"
+    assert {"difference", "moons", "even_share"} <= set(data)
+    capsys.readouterr()
+    assert main([*args[:5], "3", *args[6:], "--json", "-"]) == 0
+    assert json.loads(capsys.readouterr().out)["deals"] == 3
+    assert len(out.read_text().splitlines()) == 1 + 3
+    assert main([*args[:5], "3", *args[6:], "--seed", "9"]) == 2
+    assert "other settings" in capsys.readouterr().err
+
+
+def test_a_suite_runs_each_comparison_into_its_own_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tiny = (
+        Comparison("easy-vs-random", "easy against random", ("easy",) + ("random",) * 3, 2),
+        Comparison("three-matches", "matches, three players", ("heuristic", "random", "random"),
+                   1, "three", "matches"),
+    )
+    monkeypatch.setitem(SUITES, "tiny", tiny)
+    args = ["hearts", "arena", "--suite", "tiny", "--no-progress", "--out", str(tmp_path)]
+    assert main([*args, "--json", "-"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [c["name"] for c in data["comparisons"]] == ["easy-vs-random", "three-matches"]
+    assert data["comparisons"][1]["wins"] and data["comparisons"][1]["preset"] == "three"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["easy-vs-random.jsonl",
+                                                          "three-matches.jsonl"]
+
+
+def test_the_issue9_plan_lists_every_comparison(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["hearts", "arena", "--suite", "issue9", "--plan", "--out", "runs"]) == 0
+    out = capsys.readouterr().out
+    for bots in ("search,heuristic,heuristic,heuristic", "hard,normal,normal,normal",
+                 "normal,easy,easy,easy", "easy,random,random,random"):
+        assert f"--bots {bots} " in out
+    assert out.count("--mode matches") == len(PRESET_NAMES)
+    assert "--preset cancellation" in out and "runs/search-vs-heuristic.jsonl" in out

@@ -45,3 +45,15 @@ def test_the_table_driver_is_pure_and_reproducible() -> None:
     assert table in PURE_FILES
     clocks_and_chance = {"time", "datetime", "threading", "random", "secrets"}
     assert not imported_modules(table) & (FORBIDDEN | clocks_and_chance)
+
+
+def test_only_the_arena_and_the_cli_show_progress_bars() -> None:
+    # tqdm draws on a terminal: the arena (bots/) and the command line may use it, the rules
+    # core may not, nor may it reach the arena (which would bring tqdm along)
+    core = [p for p in PURE_FILES if "bots" not in p.relative_to(SRC).parts]
+    assert SRC / "hearts" / "game.py" in core and SRC / "hearts" / "table.py" in core
+    for path in core:
+        names = imported_modules(path)
+        assert not {n for n in names if n == "tqdm" or n.startswith("tqdm.")}, path.name
+        assert not {n for n in names if n.startswith("heartsuit.hearts.bots.arena")}, path.name
+    assert not (SRC / "hearts" / "arena.py").exists()  # the arena lives in bots/

@@ -99,6 +99,23 @@ def test_settings_come_from_the_environment_and_the_command_line() -> None:
     assert (chosen.host, chosen.port) == ("0.0.0.0", 9000)
 
 
+def test_hearts_pace_and_grace_come_from_the_environment() -> None:
+    default = Settings.from_env({})
+    assert (default.hearts_pace_ms, default.hearts_grace_ms) == (700, 30_000)
+    quick = Settings.from_env(
+        {"HEARTSUIT_HEARTS_PACE_MS": "0", "HEARTSUIT_HEARTS_GRACE_MS": " 1500 "}
+    )
+    assert (quick.hearts_pace_ms, quick.hearts_grace_ms) == (0, 1500)
+    assert Settings.from_env({"HEARTSUIT_HEARTS_PACE_MS": ""}).hearts_pace_ms == 700
+
+
+@pytest.mark.parametrize("name", ["HEARTSUIT_HEARTS_PACE_MS", "HEARTSUIT_HEARTS_GRACE_MS"])
+@pytest.mark.parametrize("value", ["-1", "1.5", "fast", "١٢", "86400001"])
+def test_unusable_hearts_timings_are_refused(name: str, value: str) -> None:
+    with pytest.raises(SettingsError, match=name):
+        Settings.from_env({name: value})
+
+
 @pytest.mark.parametrize(
     "kwargs",
     [{"port": 70000}, {"database_url": "heartsuit.sqlite3"}, {"max_frame_bytes": 10}],

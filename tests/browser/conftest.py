@@ -2,8 +2,12 @@
 
 One server (on a free port, with a temporary SQLite file) and one browser serve all the browser
 tests; each test gets a fresh page with no cookies and no stored player, so it acts as a new
-user. ``server.restart()`` stops and starts the same server on the same database, as a crash
-and restart would. Screenshots go to ``artifacts/screenshots/`` (gitignored).
+user, and ``new_user()`` opens one more such person (a browser context of their own, with its
+own storage) for tests where several people meet at a table. ``server.restart()`` stops and
+starts the same server on the same database, as a crash and restart would. The server plays
+Hearts computers at once (``HEARTSUIT_HEARTS_PACE_MS=0``) and gives a person who dropped out of
+an online table a short grace (``GRACE_MS``) before a computer plays for them. Screenshots go to
+``artifacts/screenshots/`` (gitignored).
 """
 
 from __future__ import annotations
@@ -24,6 +28,16 @@ from typing import Any
 import pytest
 
 CHROMIUM = "/usr/bin/chromium"
+#: how long the browser tests' server keeps a dropped person's seat before a computer plays it
+GRACE_MS = 1500
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 ROOT = Path(__file__).resolve().parents[2]
 SCREENSHOTS = ROOT / "artifacts" / "screenshots"
 
@@ -55,7 +69,12 @@ class ServerProcess:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self) -> None:
-        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        env = {
+            **os.environ,
+            "PYTHONUNBUFFERED": "1",
+            "HEARTSUIT_HEARTS_PACE_MS": "0",
+            "HEARTSUIT_HEARTS_GRACE_MS": str(GRACE_MS),
+        }
         env.pop("DATABASE_URL", None)  # always the temporary SQLite file
         with self.log.open("ab") as log:
             self.process = subprocess.Popen(
@@ -110,33 +129,80 @@ def server() -> Iterator[ServerProcess]:
 
 
 @pytest.fixture(scope="package")
-def browser_context() -> Iterator[Any]:
+def playwright_api() -> Iterator[Any]:
     if sync_api is None or not Path(CHROMIUM).exists():
         pytest.skip("needs playwright and Debian's chromium (./dev test installs both)")
-    profile = tempfile.mkdtemp(prefix="heartsuit-chromium-")
     with sync_api.sync_playwright() as pw:
-        # Playwright refuses --user-data-dir in launch(); a persistent context takes the
-        # fresh profile directory instead
-        context = pw.chromium.launch_persistent_context(
-            profile,
-            executable_path=CHROMIUM,
-            headless=True,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--no-first-run",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-            ],
-            viewport={"width": 1280, "height": 800},
-        )
+        yield pw
+
+
+@pytest.fixture(scope="package")
+def browser_context(playwright_api: Any) -> Iterator[Any]:
+    profile = tempfile.mkdtemp(prefix="heartsuit-chromium-")
+    # Playwright refuses --user-data-dir in launch(); a persistent context takes the
+    # fresh profile directory instead
+    context = playwright_api.chromium.launch_persistent_context(
+        profile,
+        executable_path=CHROMIUM,
+        headless=True,
+        args=CHROMIUM_ARGS,
+        viewport={"width": 1280, "height": 800},
+    )
+    context.set_default_timeout(15_000)
+    try:
+        yield context
+    finally:
+        context.close()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture(scope="package")
+def browser(playwright_api: Any) -> Iterator[Any]:
+    """A second Chromium whose contexts are more people (each with storage of their own)."""
+    chromium = playwright_api.chromium.launch(
+        executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+    )
+    try:
+        yield chromium
+    finally:
+        chromium.close()
+
+
+class User:
+    """One more person at the site: a browser context of their own, with the pages they open.
+
+    Closing every page of the context drops the person's connection (a phone put away); the
+    context keeps their localStorage, so a page opened later is the same person coming back.
+    """
+
+    def __init__(self, context: Any, errors: list[str]) -> None:
+        self.context = context
+        self.errors = errors
+
+    def new_page(self) -> Any:
+        tab = self.context.new_page()
+        tab.on("pageerror", lambda error: self.errors.append(str(error)))
+        return tab
+
+
+@pytest.fixture
+def new_user(browser: Any, server: ServerProcess) -> Iterator[Any]:
+    """``new_user(width, height)`` -> a :class:`User`; page errors fail the test."""
+    contexts: list[Any] = []
+    errors: list[str] = []
+
+    def make(width: int = 1280, height: int = 800) -> User:
+        context = browser.new_context(viewport={"width": width, "height": height})
         context.set_default_timeout(15_000)
-        try:
-            yield context
-        finally:
+        contexts.append(context)
+        return User(context, errors)
+
+    try:
+        yield make
+    finally:
+        for context in contexts:
             context.close()
-            shutil.rmtree(profile, ignore_errors=True)
+    assert errors == [], errors
 
 
 @pytest.fixture
@@ -145,7 +211,7 @@ def page(browser_context: Any, server: ServerProcess) -> Iterator[Any]:
     browser_context.clear_cookies()
     tab = browser_context.new_page()
     errors: list[str] = []
-    tab.on("pageerror", lambda error: errors.append(str(error)))
+    tab.on("pageerror", lambda error: errors.append(f"{error}\n{error.stack}"))
     tab.goto(f"{server.url}/healthz")
     tab.evaluate("localStorage.clear()")
     try:

@@ -113,3 +113,19 @@ def test_statistics_count_a_finished_game(page: Any, server: ServerProcess) -> N
         assert label.strip('"') == row.nth(4).get_attribute("data-label") != ""
     assert row.nth(4).get_attribute("data-label") == "Langkah tersedikit"
     assert page.get_attribute("[data-by-code] tr[data-code]", "role") == "row"
+
+
+@pytest.mark.parametrize("width", (320, 360))
+@pytest.mark.parametrize("lang", ("id", "en"))
+def test_every_header_link_is_in_view_on_a_phone(
+    page: Any, server: ServerProcess, width: int, lang: str
+) -> None:
+    # the header nav scrolls sideways without a scroll bar: a link beyond its edge is lost
+    page.set_viewport_size({"width": width, "height": 700})
+    page.goto(f"{server.url}/?lang={lang}")
+    page.wait_for_selector("[data-tile]")
+    right_edges = page.eval_on_selector_all(
+        ".site-nav a", "els => els.map(e => e.getBoundingClientRect().right)"
+    )
+    assert len(right_edges) == 5
+    assert max(right_edges) <= width

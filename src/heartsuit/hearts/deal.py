@@ -42,10 +42,17 @@ def deal_cards(rules: Rules, seed: int, hand_number: int) -> tuple[list[list[Car
     The deck (``rules.deck()``) is shuffled with :func:`deal_seed`; seat ``i`` gets shuffled
     cards ``i*size .. (i+1)*size - 1`` and the kitty is the rest.
     """
-    cards = shuffled(rules.deck(), Rng(deal_seed(rules, seed, hand_number)))
+    deck = rules.deck()
+    cards = [deck[i] for i in deal_positions(rules, seed, hand_number)]
     size = rules.hand_size()
     hands = [cards[i * size : (i + 1) * size] for i in range(rules.players)]
     return hands, cards[size * rules.players :]
+
+
+def deal_positions(rules: Rules, seed: int, hand_number: int) -> list[int]:
+    """The deal of :func:`deal_cards` as positions in ``rules.deck()``: the shuffle moves
+    positions exactly as it moves cards, and positions sort and compare faster."""
+    return shuffled(range(len(rules.deck())), Rng(deal_seed(rules, seed, hand_number)))
 
 
 def check_deal(
@@ -55,6 +62,7 @@ def check_deal(
     pass_direction: PassDirection | str | None,
     hand_number: int,
 ) -> PassDirection:
+    """Refuse a deal that is not the rules' deck in the rules' shape; its pass direction."""
     if len(hands) != rules.players:
         raise DealError(f"a deal has one hand per player ({rules.players}), not {len(hands)}")
     for seat, h in enumerate(hands):
@@ -71,6 +79,13 @@ def check_deal(
             f"extra {', '.join(map(str, extra)) or 'none'}; "
             f"missing {', '.join(map(str, missing)) or 'none'}"
         )
+    return check_direction(rules, pass_direction, hand_number)
+
+
+def check_direction(
+    rules: Rules, pass_direction: PassDirection | str | None, hand_number: int
+) -> PassDirection:
+    """The pass direction of a deal: the rules' cycle for ``None``, else one they allow."""
     if pass_direction is None:
         return rules.pass_direction(hand_number)
     try:

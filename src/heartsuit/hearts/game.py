@@ -21,8 +21,15 @@ from typing import Any
 
 from heartsuit.cards import Card, Suit
 from heartsuit.hearts.actions import Action, ActionError, Pass, Play, action_from_stored
-from heartsuit.hearts.deal import DealError, deal_cards, deal_seed, sort_key
+from heartsuit.hearts.deal import (
+    DealError,
+    check_direction,
+    deal_positions,
+    deal_seed,
+    sort_key,
+)
 from heartsuit.hearts.events import Event, HandDone, Passed, PassesExchanged, Played, TrickDone
+from heartsuit.hearts.facts import CLUBS, facts, first_trick_penalty
 from heartsuit.hearts.hand_state import (
     HandState,
     IllegalMove,
@@ -31,8 +38,9 @@ from heartsuit.hearts.hand_state import (
     Reason,
     cancelled_indices,
 )
-from heartsuit.hearts.rules import HOLD, QUEEN_OF_SPADES, PassDirection, Rules
-from heartsuit.hearts.scoring import hand_points, moon_shooter
+from heartsuit.hearts.legal import legal_positions
+from heartsuit.hearts.rules import HOLD, PassDirection, Rules
+from heartsuit.hearts.scoring import points_from, shooter_of
 from heartsuit.hearts.view import PhaseName, SeatView, TrickRecord
 
 __all__ = ["DealError", "Hand", "IllegalMove", "Phase", "Reason", "deal_seed", "sort_key"]
@@ -75,15 +83,24 @@ class Hand(HandState):
         scores: Sequence[int] | None = None,
     ) -> Hand:
         """Hand ``hand_number`` of the match ``seed`` (see :func:`deal.deal_cards`)."""
-        hands, kitty = deal_cards(rules, seed, hand_number)
-        return cls(
-            rules,
-            hands,
-            kitty=kitty,
-            pass_direction=pass_direction,
-            hand_number=hand_number,
-            scores=scores,
-        )
+        # the rules' own deck, shuffled: no deal check needed, only the direction and scores
+        direction = check_direction(rules, pass_direction, hand_number)
+        totals = tuple(scores) if scores is not None else (0,) * rules.players
+        if len(totals) != rules.players:
+            raise DealError(f"scores need one total per seat ({rules.players}), not {totals}")
+        table = facts(rules)
+        canon, order = table.canon, table.display.__getitem__
+        positions = [canon[p] for p in deal_positions(rules, seed, hand_number)]
+        size = rules.hand_size()
+        holdings = [
+            sorted(positions[k * size : (k + 1) * size], key=order) for k in range(rules.players)
+        ]
+        kitty = positions[size * rules.players :]
+        hand = cls.__new__(cls)
+        hand._setup(rules, holdings, kitty, direction, hand_number, totals)
+        if direction is HOLD:
+            hand._start_play()
+        return hand
 
     @classmethod
     def from_cards(
@@ -125,7 +142,7 @@ class Hand(HandState):
         if isinstance(action, Pass):
             return self._pass(action)
         if isinstance(action, Play):
-            return self._play(action)
+            return self._play(action.seat, action.card, action)
         raise ActionError(f"an action is a Pass or a Play, not {action!r}")
 
     def pass_cards(self, seat: int, cards: Sequence[Card]) -> list[Event]:
@@ -134,7 +151,9 @@ class Hand(HandState):
 
     def play(self, seat: int, card: Card) -> list[Event]:
         """Play ``card`` for ``seat``; an illegal play raises :class:`IllegalMove`."""
-        return self.apply(Play(seat, card))
+        if self._in_match:
+            return self.apply(Play(seat, card))  # refused there, with the reason
+        return self._play(seat, card, None)
 
     def why_action_illegal(self, action: Action) -> Reason | None:
         """Why ``action`` would be refused now, or None: the check :meth:`apply` makes."""
@@ -162,7 +181,7 @@ class Hand(HandState):
                 Reason.WRONG_PASS_COUNT,
                 f"pass exactly {self._rules.pass_count} cards, not {len(cards)}",
             )
-        held = Counter(self._holdings[seat])
+        held = Counter(self._held(seat))
         for card, count in Counter(cards).items():
             if not isinstance(card, Card) or held[card] == 0:
                 return Reason.NOT_IN_HAND, f"seat {seat} does not hold {card}"
@@ -183,30 +202,80 @@ class Hand(HandState):
                 assert given is not None
                 receiver = self._rules.pass_target(giver, self._pass_direction)
                 for card in given:
-                    self._holdings[giver].remove(card)
-                    self._holdings[receiver].append(card)
+                    position = self._facts.by_card[card]
+                    self._holdings[giver].remove(position)
+                    self._holdings[receiver].append(position)
+            order = self._facts.display.__getitem__
             for holding in self._holdings:
-                holding.sort(key=sort_key)
+                holding.sort(key=order)
             self._start_play()
             events.append(PassesExchanged(self._pass_direction))
         return events
 
     def _start_play(self) -> None:
         self._phase = Phase.PLAY
-        clubs = [c for h in self._holdings for c in h if c.suit is Suit.CLUBS]
         # the lowest club held leads: 2♣ normally, 3♣ when 2♣ is out (spec: five players);
-        # with two packs the first seat in playing order holding it leads (house rule)
-        self._opening = min(clubs) if clubs else None
+        # with two packs the first seat in playing order holding it leads (house rule).
+        # Hands are sorted clubs first, low to high, so each seat's lowest club is its first card
+        suit, rank = self._facts.suit, self._facts.rank
+        lowest = [h[0] for h in self._holdings if h and suit[h[0]] == CLUBS]
+        opening = min(lowest, key=rank.__getitem__) if lowest else None
         leader = 0
-        if self._opening is not None:
-            leader = next(s for s, h in enumerate(self._holdings) if self._opening in h)
-        self._trick = OpenTrick(leader, [])
+        if opening is not None:
+            leader = next(s for s, h in enumerate(self._holdings) if opening in h)
+            self._opening = self._facts.deck[opening]
+        self._opening_position = opening
+        self._trick = OpenTrick(leader, [], [])
+        self._turn = leader
+        self._legal = None
 
     # --- playing ---------------------------------------------------------------------------
 
     def why_illegal(self, seat: int, card: Card) -> Reason | None:
         """Why ``seat`` may not play ``card`` now, or None; :meth:`play` uses the same check."""
-        return self._check_play(seat, card)[0]
+        return self._play_refusal(seat, card)[0]
+
+    def _play_refusal(self, seat: int, card: Card) -> tuple[Reason | None, str]:
+        if self._legal_position(seat, card) is not None:
+            return None, ""
+        return self._explain(seat, card)
+
+    def _legal_position(self, seat: int, card: Card) -> int | None:
+        # the card's deck position when it is one of the listed legal cards, else None
+        turn = self._turn
+        if turn is None or seat != turn or not (seat.__class__ is int or self._seat_ok(seat)):
+            return None
+        table = self._facts
+        position = table.by_id.get(id(card))
+        if position is None:
+            if not isinstance(card, Card):
+                return None
+            position = table.by_card.get(card)
+        return position if position in self._legal_now() else None
+
+    def _explain(self, seat: int, card: Card) -> tuple[Reason, str]:
+        # why an unlisted card is refused: the card-by-card check names the rule it breaks
+        reason, message = self._check_play(seat, card)
+        if reason is None:
+            raise AssertionError(f"{card} for seat {seat}: allowed by the check, not listed")
+        return reason, message
+
+    def _legal_now(self) -> list[int]:
+        """The legal cards (positions) of the seat to play, kept until the next play."""
+        legal = self._legal
+        if legal is None:
+            assert self._trick is not None and self._turn is not None
+            legal = self._legal = legal_positions(
+                self._facts,
+                self._holdings[self._turn],
+                self._trick.positions,
+                not self._tricks,
+                self._opening_position,
+                self._hearts_broken,
+                self._rules.first_trick_points,
+                self._rules.packs > 1,
+            )
+        return legal
 
     def _check_play(self, seat: int, card: Card) -> tuple[Reason | None, str]:
         if self._phase is not Phase.PLAY or self._trick is None:
@@ -215,7 +284,7 @@ class Hand(HandState):
             return Reason.NO_SUCH_SEAT, f"there is no seat {seat!r}"
         if seat != self.to_play:
             return Reason.NOT_YOUR_TURN, f"it is seat {self.to_play}'s turn, not seat {seat}'s"
-        hand = self._holdings[seat]
+        hand = self._held(seat)
         if not isinstance(card, Card) or card not in hand:
             return Reason.NOT_IN_HAND, f"seat {seat} does not hold {card}"
         plays = self._trick.plays
@@ -238,7 +307,7 @@ class Hand(HandState):
         if (
             self.is_first_trick
             and not self._rules.first_trick_points
-            and _first_trick_penalty(card)
+            and first_trick_penalty(card)
             and self._has_clean_alternative(hand)
         ):
             return Reason.NO_POINTS_FIRST_TRICK, "no heart or Q♠ on the first trick"
@@ -250,46 +319,75 @@ class Hand(HandState):
         if self._trick.plays:
             led = self._trick.plays[0][1].suit
             if any(c.suit is led for c in hand):
-                return any(c.suit is led and not _first_trick_penalty(c) for c in hand)
-        return any(not _first_trick_penalty(c) for c in hand)
+                return any(c.suit is led and not first_trick_penalty(c) for c in hand)
+        return any(not first_trick_penalty(c) for c in hand)
 
     def legal_plays(self, seat: int) -> list[Card]:
         """The cards ``seat`` may play now (distinct, in display order); empty if not its turn."""
-        if self.to_play != seat:
+        turn = self._turn
+        if turn is None or seat != turn or not (seat.__class__ is int or self._seat_ok(seat)):
             return []
-        return [c for c in dict.fromkeys(self._holdings[seat]) if self.why_illegal(seat, c) is None]
+        deck = self._facts.deck
+        return [deck[p] for p in self._legal_now()]
 
-    def _play(self, action: Play) -> list[Event]:
-        seat, card = action.seat, action.card
-        reason, message = self._check_play(seat, card)
-        if reason is not None:
-            raise IllegalMove(reason, message)
-        assert self._trick is not None
-        self._holdings[seat].remove(card)
-        self._trick.plays.append((seat, card))
-        self._actions.append(action)
-        events: list[Event] = [Played(seat, card)]
-        # any heart played breaks hearts: discarded, or led by a hand holding only hearts
-        if card.suit is Suit.HEARTS or (
-            self._rules.hearts_broken_by == "heart_or_queen" and card == QUEEN_OF_SPADES
+    def _play(self, seat: int, card: Card, action: Play | None) -> list[Event]:
+        table = self._facts
+        position = table.by_id.get(id(card))
+        legal = self._legal
+        if not (
+            seat == self._turn
+            and seat.__class__ is int
+            and legal is not None
+            and position in legal
         ):
+            # the common case above: a card of this deck, listed a moment ago; else the full look
+            position = self._legal_position(seat, card)
+            if position is None:
+                raise IllegalMove(*self._explain(seat, card))
+        trick = self._trick
+        assert trick is not None
+        self._legal = None
+        self._holdings[seat].remove(position)
+        trick.plays.append((seat, table.deck[position]))
+        trick.positions.append(position)
+        if seat.__class__ is int:
+            # the same values as Play(seat, card) and Played(seat, card), made once per rules
+            self._actions.append(action or table.plays[seat][position])
+            events: list[Event] = [table.played[seat][position]]
+        else:
+            self._actions.append(action or Play(seat, card))
+            events = [Played(seat, card)]
+        # any heart played breaks hearts: discarded, or led by a hand holding only hearts
+        if table.breaks_hearts[position]:
             self._hearts_broken = True
-        if len(self._trick.plays) == self._rules.players:
+        players = self._rules.players
+        if len(trick.plays) == players:
             record = self._finish_trick()
             events.append(TrickDone(record.winner, record.points, record.cancelled, record.plays))
             if self._phase is Phase.DONE:
                 events.append(HandDone(self._hand_number, self.points(), self.moon_shooter()))
+        else:
+            self._turn = (trick.leader + len(trick.plays)) % players
         return events
 
     def _finish_trick(self) -> TrickRecord:
         assert self._trick is not None
-        leader, plays = self._trick.leader, self._trick.plays
+        leader, plays, positions = self._trick.leader, self._trick.plays, self._trick.positions
         cards = [c for _, c in plays]
-        cancelled = cancelled_indices(self._rules, cards)
-        led = cards[0].suit
-        live = [(c, s) for i, (s, c) in enumerate(plays) if c.suit is led and i not in cancelled]
+        cancelled = cancelled_indices(self._rules, cards) if self._rules.cancellation else ()
+        table = self._facts
+        suit, rank = table.suit, table.rank
+        led = suit[positions[0]]
+        # the highest uncancelled card of the led suit wins (of two identical ones, the later
+        # seat's: the order of (card, seat) pairs, read by rank as the suit is the same)
+        live = [
+            (rank[p], plays[i][0])
+            for i, p in enumerate(positions)
+            if suit[p] == led and i not in cancelled
+        ]
         last = not any(self._holdings)
-        points = sum(map(self._rules.card_points, cards))
+        points = sum(map(table.points.__getitem__, positions))
+        plus = sum(map(table.positive.__getitem__, positions)) if table.bonus else points
         if live:
             winner: int | None = max(live)[1]
         elif last:
@@ -302,25 +400,33 @@ class Hand(HandState):
             # again (pagat "Hearts", two-pack section; bicyclecards "Cancellation Hearts")
             self._held_over.extend(cards)
             self._held_points += points
+            self._held_plus += plus
             record = TrickRecord(leader, tuple(plays), None, points, cancelled)
             self._tricks.append(record)
-            self._trick = OpenTrick(leader, [])
+            self._trick = OpenTrick(leader, [], [])
+            self._turn = leader
             return record
         points += self._held_points
+        self._raw[winner] += points
+        self._plus[winner] += plus + self._held_plus
         self._taken[winner].extend(cards + self._held_over)
-        self._held_over, self._held_points = [], 0
+        self._held_over, self._held_points, self._held_plus = [], 0, 0
         if self._kitty_taker is None:
             # the kitty is added to the first trick (bicyclecards "widow"), so it goes to the
             # first trick's winner, or with a held-over first trick to the next winner
             self._kitty_taker = winner
             self._taken[winner].extend(self._kitty)
+            self._raw[winner] += sum(map(table.points.__getitem__, self._kitty_positions))
+            self._plus[winner] += sum(map(table.positive.__getitem__, self._kitty_positions))
         record = TrickRecord(leader, tuple(plays), winner, points, cancelled)
         self._tricks.append(record)
         if last:
             self._trick = None
+            self._turn = None
             self._phase = Phase.DONE
         else:
-            self._trick = OpenTrick(winner, [])
+            self._trick = OpenTrick(winner, [], [])
+            self._turn = winner
         return record
 
     # --- results and views -----------------------------------------------------------------
@@ -329,13 +435,13 @@ class Hand(HandState):
         """Each seat's points for this hand, after the moon and bonuses; only when done."""
         if self._phase is not Phase.DONE:
             raise IllegalMove(Reason.WRONG_PHASE, "the hand is not finished yet")
-        return hand_points(self._rules, self._taken, self._scores)
+        return points_from(self._rules, self._facts.total, self._raw, self._plus, self._scores)
 
     def moon_shooter(self) -> int | None:
         """The seat that shot the moon in this finished hand, or None; only when done."""
         if self._phase is not Phase.DONE:
             raise IllegalMove(Reason.WRONG_PHASE, "the hand is not finished yet")
-        return moon_shooter(self._rules, self._taken)
+        return shooter_of(self._facts.total, self._plus)
 
     def view(self, seat: int) -> SeatView:
         """What ``seat`` may know: the only door to hidden information."""
@@ -348,7 +454,7 @@ class Hand(HandState):
             rules=self._rules,
             phase=phase,
             hand_number=self._hand_number,
-            hand=tuple(self._holdings[seat]),
+            hand=tuple(self._held(seat)),
             legal=tuple(self.legal_plays(seat)),
             to_play=self.to_play,
             pass_direction=self._pass_direction,
@@ -406,9 +512,3 @@ class Hand(HandState):
         (``{"seat": s, "pass": [...]}`` / ``{"seat": s, "play": "QS"}``)."""
         for action in actions:
             self.apply(action if isinstance(action, Pass | Play) else action_from_stored(action))
-
-
-
-def _first_trick_penalty(card: Card) -> bool:
-    # the seed names hearts and Q♠ as the cards barred from the first trick
-    return card.suit is Suit.HEARTS or card == QUEEN_OF_SPADES

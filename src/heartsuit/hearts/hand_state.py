@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
 from heartsuit.cards import Card
 from heartsuit.hearts.actions import Action
-from heartsuit.hearts.deal import DealError, check_deal, sort_key
+from heartsuit.hearts.deal import DealError, check_deal
+from heartsuit.hearts.facts import RulesFacts, facts
 from heartsuit.hearts.rules import HOLD, PassDirection, Rules
 from heartsuit.hearts.view import TrickRecord
 
@@ -58,7 +59,7 @@ class OpenTrick:
 
     leader: int
     plays: list[tuple[int, Card]]
-
+    positions: list[int] = field(default_factory=list)  # the played cards' deck positions
 
 
 class HandState:
@@ -74,24 +75,58 @@ class HandState:
         hand_number: int = 0,
         scores: Sequence[int] | None = None,
     ) -> None:
+        direction = check_deal(rules, hands, kitty, pass_direction, hand_number)
+        totals = tuple(scores) if scores is not None else (0,) * rules.players
+        if len(totals) != rules.players:
+            raise DealError(f"scores need one total per seat ({rules.players}), not {totals}")
+        table = facts(rules)
+        order = table.display.__getitem__
+        self._setup(
+            rules,
+            [sorted((table.by_card[c] for c in h), key=order) for h in hands],
+            [table.by_card[c] for c in kitty],
+            direction,
+            hand_number,
+            totals,
+        )
+
+    def _setup(
+        self,
+        rules: Rules,
+        holdings: list[list[int]],
+        kitty: list[int],
+        direction: PassDirection,
+        hand_number: int,
+        scores: tuple[int, ...],
+    ) -> None:
+        # the fields of a checked deal, its cards as deck positions (facts.py), each hand
+        # sorted for display; Hand.deal comes here directly, its deal being the rules' deck
         self._rules = rules
+        self._facts: RulesFacts = facts(rules)
+        deck = self._facts.deck
         self._hand_number = hand_number
-        self._scores = tuple(scores) if scores is not None else (0,) * rules.players
-        self._pass_direction = check_deal(rules, hands, kitty, pass_direction, hand_number)
-        if len(self._scores) != rules.players:
-            raise DealError(f"scores need one total per seat ({rules.players}), not {self._scores}")
-        self._dealt = tuple(tuple(sorted(h, key=sort_key)) for h in hands)
-        self._kitty = tuple(kitty)
-        self._holdings: list[list[Card]] = [list(h) for h in self._dealt]
+        self._scores = scores
+        self._pass_direction = direction
+        self._dealt = tuple(tuple([deck[p] for p in h]) for h in holdings)
+        self._kitty = tuple([deck[p] for p in kitty])
+        self._kitty_positions = kitty
+        self._holdings = holdings
         self._passes: list[tuple[Card, ...] | None] = [None] * rules.players
         self._taken: list[list[Card]] = [[] for _ in range(rules.players)]
+        # points of the cards each seat took: all of them, and the positive ones (the moon)
+        self._raw: list[int] = [0] * rules.players
+        self._plus: list[int] = [0] * rules.players
         self._tricks: list[TrickRecord] = []
         self._trick: OpenTrick | None = None
+        self._turn: int | None = None  # the seat to play, kept with the trick
+        self._legal: list[int] | None = None  # the seat to play's legal cards, once listed
         self._held_over: list[Card] = []
         self._held_points = 0
+        self._held_plus = 0
         self._kitty_taker: int | None = None
         self._hearts_broken = False
         self._opening: Card | None = None
+        self._opening_position: int | None = None
         self._actions: list[Action] = []
         self._phase = Phase.PASS
         # set by Match: its hands are played through the match, which counts and deals on
@@ -134,7 +169,12 @@ class HandState:
     @property
     def holdings(self) -> tuple[tuple[Card, ...], ...]:
         """Each seat's unplayed cards now (after the pass once every seat has passed)."""
-        return tuple(tuple(h) for h in self._holdings)
+        deck = self._facts.deck
+        return tuple(tuple([deck[p] for p in h]) for h in self._holdings)
+
+    def _held(self, seat: int) -> list[Card]:
+        deck = self._facts.deck
+        return [deck[p] for p in self._holdings[seat]]
 
     @property
     def passes(self) -> tuple[tuple[Card, ...] | None, ...]:
@@ -202,15 +242,13 @@ class HandState:
         """The seats that must act now: every seat yet to pass, the seat to play, or none."""
         if self._phase is Phase.PASS:
             return tuple(s for s, p in enumerate(self._passes) if p is None)
-        turn = self.to_play
+        turn = self._turn
         return () if turn is None else (turn,)
 
     @property
     def to_play(self) -> int | None:
         """The seat whose turn it is to play, or None outside the play phase."""
-        if self._phase is not Phase.PLAY or self._trick is None:
-            return None
-        return (self._trick.leader + len(self._trick.plays)) % self._rules.players
+        return self._turn
 
     @property
     def is_first_trick(self) -> bool:

@@ -48,13 +48,22 @@ def moon_shooter(rules: Rules, taken: Sequence[Sequence[Card]]) -> int | None:
     not a penalty, so it is not needed for the moon (spec "Omnibus"; the common Omnibus rule,
     e.g. holdingthecards.com "Jack of Diamonds in Hearts").
     """
-    total = rules.total_points()
+    return shooter_of(rules.total_points(), _positive(rules, taken))
+
+
+def shooter_of(total: int, positive: Sequence[int]) -> int | None:
+    """The seat whose positive points taken are the deck's ``total``, if one's are (and the
+    deck has penalty points at all): :func:`moon_shooter` on per-seat sums."""
     if total <= 0:
         return None
-    for seat, cards in enumerate(taken):
-        if sum(p for p in map(rules.card_points, cards) if p > 0) == total:
+    for seat, points in enumerate(positive):
+        if points == total:
             return seat
     return None
+
+
+def _positive(rules: Rules, taken: Sequence[Sequence[Card]]) -> list[int]:
+    return [sum(p for p in map(rules.card_points, cards) if p > 0) for cards in taken]
 
 
 def hand_points(
@@ -68,15 +77,23 @@ def hand_points(
     ``others_plus_26``.
     """
     raw = [sum(map(rules.card_points, cards)) for cards in taken]
-    shooter = moon_shooter(rules, taken)
+    return points_from(rules, rules.total_points(), raw, _positive(rules, taken), scores)
+
+
+def points_from(
+    rules: Rules,
+    total: int,
+    raw: Sequence[int],
+    positive: Sequence[int],
+    scores: Sequence[int],
+) -> tuple[int, ...]:
+    """:func:`hand_points` from per-seat sums of the cards taken: all their points (``raw``)
+    and their positive points only (``positive``); ``total`` is ``rules.total_points()``."""
+    shooter = shooter_of(total, positive)
     if shooter is None:
         return tuple(raw)
-    total = rules.total_points()
     # what each seat keeps apart from penalty cards: only the J♦ bonus can be there
-    bonus = [
-        points - sum(p for p in map(rules.card_points, cards) if p > 0)
-        for points, cards in zip(raw, taken, strict=True)
-    ]
+    bonus = [points - plus for points, plus in zip(raw, positive, strict=True)]
     others = tuple(b + (0 if seat == shooter else total) for seat, b in enumerate(bonus))
     minus = tuple(b - (total if seat == shooter else 0) for seat, b in enumerate(bonus))
     if rules.moon == "others_plus_26":

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictBool, StrictInt
 
-from heartsuit.server.protocol import ClientMessage, ErrorCode, Reply
+from heartsuit.server.protocol import ClientMessage, ErrorCode, ProtocolError, Reply
 
 #: the levels a computer seat may be given (bots.LEVELS may offer fewer; checked by the service)
 Level = Literal["easy", "normal", "hard"]
@@ -157,6 +157,18 @@ HEARTS_MESSAGES: tuple[type[ClientMessage], ...] = (
     HeartsFree,
     HeartsRematch,
 )
+
+
+class HeartsError(ProtocolError):
+    """An intent about a table refused before anything changed."""
+
+
+class Stale(HeartsError):
+    """The intent was made on a state that has moved on; the page gets the fresh one."""
+
+    def __init__(self, table_id: str) -> None:
+        super().__init__(ErrorCode.STALE, "the table has moved on since that state")
+        self.table_id = table_id
 
 
 # --- server → client -------------------------------------------------------------------------

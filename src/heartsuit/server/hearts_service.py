@@ -24,53 +24,36 @@ import logging
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import anyio
 
-from heartsuit.cards import Card
-from heartsuit.hearts import IllegalMove, Rules, RulesError
-from heartsuit.hearts.actions import Action, Pass, Play
+from heartsuit.hearts import IllegalMove
+from heartsuit.hearts.actions import Action
 from heartsuit.hearts.bots import LEVELS
-from heartsuit.hearts.codes import CodeError, format_code, parse_code
 from heartsuit.hearts.table import BotError, computer_action
 from heartsuit.server.bus import Bus, Notice, notice
-from heartsuit.server.hearts_protocol import HeartsCreate, SeatChoice
+from heartsuit.server.hearts_presence import Presence, SeatInUse
+from heartsuit.server.hearts_protocol import HeartsCreate, HeartsError, Stale
+from heartsuit.server.hearts_setup import DEFAULT_LEVEL, clean_name, plan_table
 from heartsuit.server.hearts_store import EntryConflict, TableStore
 from heartsuit.server.hearts_tables import (
     LiveTable,
     LogEntry,
     SeatRecord,
-    TableRecord,
     hash_token,
-    new_invite,
     new_seed,
-    new_table_id,
     new_token,
     normalize_invite,
 )
-from heartsuit.server.protocol import ErrorCode, ProtocolError
+from heartsuit.server.protocol import ErrorCode
 
 log = logging.getLogger("heartsuit.server.hearts")
 
 #: the level a computer plays at when none is chosen, and for a person who dropped out
-DEFAULT_LEVEL = "normal"
 #: the level that plays when a stronger one fails (a bug, logged)
 FALLBACK_LEVEL = "easy"
-NAME_LIMIT = 24
-
-
-class HeartsError(ProtocolError):
-    """An intent about a table refused before anything changed."""
-
-
-class Stale(HeartsError):
-    """The intent was made on a state that has moved on; the page gets the fresh one."""
-
-    def __init__(self, table_id: str) -> None:
-        super().__init__(ErrorCode.STALE, "the table has moved on since that state")
-        self.table_id = table_id
 
 
 @notice("hearts.table_changed")
@@ -87,36 +70,10 @@ def table_channel(table_id: str) -> str:
     return f"table:{table_id}"
 
 
-def clean_name(raw: object, fallback: str) -> str:
-    """A display name: trimmed, inner spaces collapsed, at most ``NAME_LIMIT`` characters.
-
-    Names are shown with escaping everywhere (templates and ``textContent``); this only keeps
-    them readable: control characters are dropped and a name that is empty falls back.
-    """
-    if not isinstance(raw, str):
-        return fallback
-    text = "".join(ch for ch in raw if ch.isprintable())
-    text = " ".join(text.split())
-    if not text:
-        return fallback
-    if len(text) > NAME_LIMIT:
-        raise HeartsError(ErrorCode.BAD_NAME, f"a name has at most {NAME_LIMIT} characters")
-    return text
-
-
 @dataclass(slots=True)
 class Created:
     live: LiveTable
     tokens: dict[int, str]
-
-
-@dataclass(slots=True)
-class _Presence:
-    """Who holds a seat right now (one holder per seat; a second must take it over)."""
-
-    holders: dict[int, object] = field(default_factory=dict)
-    away: set[int] = field(default_factory=set)
-    grace: dict[int, asyncio.Task[None]] = field(default_factory=dict)
 
 
 class HeartsService:
@@ -142,7 +99,7 @@ class HeartsService:
         self._live: OrderedDict[str, LiveTable] = OrderedDict()
         self._live_limit = live_tables
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
-        self._presence: dict[str, _Presence] = {}
+        self.presence = Presence(grace_ms, self._grace_over)
         self._drivers: dict[str, asyncio.Task[None]] = {}
         self._closing = False
 
@@ -156,9 +113,8 @@ class HeartsService:
 
     async def stop(self) -> None:
         self._closing = True
+        await self.presence.close()
         tasks = [*self._drivers.values()]
-        for presence in self._presence.values():
-            tasks.extend(presence.grace.values())
         for task in tasks:
             task.cancel()
         for task in tasks:
@@ -168,102 +124,20 @@ class HeartsService:
 
     # ------------------------------------------------------------------ tables
 
-    async def create(self, message: HeartsCreate, fallback_names: tuple[str, str]) -> Created:
+    async def create(self, message: HeartsCreate, person_name: str) -> Created:
         """A new table as the message describes it; the creator holds seat 0 (and, on a
         shared device, every person's seat)."""
-        rules, preset, seed = self._rules_of(message)
-        mode = message.mode
-        choices = list(message.seats or [])
-        players = rules.players
-        if len(choices) > players:
-            raise HeartsError(
-                ErrorCode.BAD_MESSAGE, f"this table has {players} seats, not {len(choices)}"
-            )
-        if not choices:
-            choices = [SeatChoice(kind="human")]
-            if mode == "hotseat":
-                choices.append(SeatChoice(kind="human"))
-            elif mode == "online":
-                # every other seat open to friends; the ones still open at the start are
-                # played by computers
-                choices += [SeatChoice(kind="human")] * (players - 1)
-        choices += [SeatChoice(kind="computer")] * (players - len(choices))
-        if mode == "computer":
-            choices[0] = SeatChoice(kind="human", name=message.name or choices[0].name)
-            choices[1:] = [replace_kind(c, "computer") for c in choices[1:]]
-        elif choices[0].kind != "human":
-            raise HeartsError(
-                ErrorCode.BAD_MESSAGE, "seat 0 belongs to the person creating the table"
-            )
-        you, computer = fallback_names
-        seats: list[SeatRecord] = []
-        tokens: dict[int, str] = {}
-        for number, choice in enumerate(choices):
-            if choice.kind == "computer":
-                level = choice.level or DEFAULT_LEVEL
-                if level not in self.levels:
-                    raise HeartsError(
-                        ErrorCode.BAD_LEVEL, f"no computer level {level!r}", level=level
-                    )
-                name = f"{computer} {number + 1}"
-                seats.append(SeatRecord(number, "computer", name, level))
-            elif mode == "online" and number > 0:
-                seats.append(SeatRecord(number, "open", ""))
-            else:
-                default = you if number == 0 else f"{you} {number + 1}"
-                name = clean_name(choice.name if number else message.name or choice.name, default)
-                token = new_token()
-                tokens[number] = token
-                seats.append(SeatRecord(number, "human", name, None, hash_token(token)))
-        now = self.clock()
-        record = TableRecord(
-            id=new_table_id(),
-            mode=mode,
-            preset=preset,
-            rules=rules.to_dict(),
-            seed=seed,
-            invite=new_invite() if mode == "online" else None,
-            created_at_ms=now,
-        )
-        live = LiveTable.replay(record, seats, [])
+        plan = plan_table(message, person_name, self.levels, self.clock())
+        live = LiveTable.replay(plan.record, plan.seats, [])
         log_entries: list[LogEntry] = []
-        if mode != "online":
-            entry = live.entry("start", {}, now)
+        if plan.record.mode != "online":
+            entry = live.entry("start", {}, plan.record.created_at_ms)
             live.apply(entry)
             log_entries.append(entry)
         await self.store.create_table(live.record, live.seats, log_entries)
         self._remember(live)
         self._kick(live.record.id)
-        return Created(live, tokens)
-
-    def _rules_of(self, message: HeartsCreate) -> tuple[Rules, str, int]:
-        overrides = message.options.overrides()
-        try:
-            if message.code is not None and message.code.strip():
-                parsed = parse_code(message.code)
-                return parsed.rules(**overrides), parsed.preset, parsed.seed
-            if message.preset == "cancellation":
-                overrides["players"] = message.players or 6
-            elif (
-                message.players is not None
-                and message.players != Rules.preset(message.preset).players
-            ):
-                raise HeartsError(
-                    ErrorCode.BAD_RULES,
-                    f"{message.preset} is for {Rules.preset(message.preset).players}",
-                )
-            rules = Rules.preset(message.preset, **overrides)
-            seed = new_seed()
-            format_code(message.preset, seed, players=rules.players)  # the code must exist
-            return rules, message.preset, seed
-        except CodeError as err:
-            raise HeartsError(
-                ErrorCode.BAD_CODE, str(err), problem=err.problem.value, code=repr(message.code)
-            ) from None
-        except (RulesError, ValueError) as err:
-            if isinstance(err, HeartsError):
-                raise
-            raise HeartsError(ErrorCode.BAD_RULES, str(err), why=str(err)) from None
+        return Created(live, plan.tokens)
 
     async def table(self, table_id: str) -> LiveTable:
         async with self._lock(table_id):
@@ -319,7 +193,7 @@ class HeartsService:
             for s in live.seats:
                 if s.kind == "open":
                     await self._seat_change(
-                        live, SeatRecord(s.seat, "computer", f"#{s.seat + 1}", DEFAULT_LEVEL)
+                        live, SeatRecord(s.seat, "computer", "", DEFAULT_LEVEL)
                     )
             await self._append(live, "start", {})
         await self._announce(live)
@@ -344,7 +218,7 @@ class HeartsService:
                 raise HeartsError(ErrorCode.NOT_HOST, "only the host frees a seat")
             if not 0 <= seat < len(live.seats) or live.seats[seat].kind != "human":
                 raise HeartsError(ErrorCode.BAD_MESSAGE, "only a person's seat can be freed")
-            if seat in self._presence_of(table_id).holders:
+            if self.presence.holds(table_id, seat):
                 raise HeartsError(ErrorCode.SEAT_BUSY, "that player is at the table")
             await self._vacate(live, seat)
         await self._announce(live)
@@ -352,18 +226,12 @@ class HeartsService:
         return live
 
     async def _vacate(self, live: LiveTable, seat: int) -> None:
-        old = live.seats[seat]
         if live.status == "lobby":
             new = SeatRecord(seat, "open", "")
         else:
-            new = SeatRecord(seat, "computer", old.name, DEFAULT_LEVEL)
+            new = SeatRecord(seat, "computer", "", DEFAULT_LEVEL)
         await self._seat_change(live, new)
-        presence = self._presence_of(live.record.id)
-        presence.away.discard(seat)
-        presence.holders.pop(seat, None)
-        task = presence.grace.pop(seat, None)
-        if task is not None:
-            task.cancel()
+        self.presence.release(live.record.id, seat)
 
     async def _seat_change(self, live: LiveTable, seat: SeatRecord) -> None:
         data: dict[str, Any] = {
@@ -422,65 +290,47 @@ class HeartsService:
         A seat has one holder at a time: a second socket is refused (``in_use``) unless it asks
         to take the seat over, as a page does when its person says "play here".
         """
-        presence = self._presence_of(table_id)
-        current = presence.holders.get(seat)
-        if current is not None and current is not holder and not take_over:
+        came_back = seat in self.presence.away(table_id)
+        try:
+            displaced = self.presence.attach(table_id, seat, holder, take_over=take_over)
+        except SeatInUse:
             raise HeartsError(
                 ErrorCode.IN_USE, "this seat is open in another tab or on another device"
-            )
-        presence.holders[seat] = holder
-        task = presence.grace.pop(seat, None)
-        if task is not None:
-            task.cancel()
-        came_back = seat in presence.away
-        presence.away.discard(seat)
+            ) from None
+        self._spawn_announce(table_id)  # everyone sees the seat connected (and back, if away)
         if came_back:
-            self._spawn_announce(table_id)
-        return current
+            self._kick(table_id)
+        return displaced
 
     def detach(self, table_id: str, seat: int, holder: object) -> None:
         """The holder's socket went away: after the grace period a computer plays the seat."""
-        presence = self._presence.get(table_id)
-        if presence is None or presence.holders.get(seat) is not holder:
-            return
-        del presence.holders[seat]
-        if self._closing:
-            return
-        presence.grace[seat] = asyncio.get_running_loop().create_task(self._grace(table_id, seat))
-        self._spawn_announce(table_id)
+        if self.presence.detach(table_id, seat, holder) and not self._closing:
+            self._spawn_announce(table_id)
 
     def connected(self, table_id: str) -> set[int]:
-        return set(self._presence_of(table_id).holders)
+        return self.presence.connected(table_id)
 
     def away(self, table_id: str) -> set[int]:
-        return set(self._presence_of(table_id).away)
+        return self.presence.away(table_id)
 
-    async def _grace(self, table_id: str, seat: int) -> None:
-        await asyncio.sleep(self.grace_ms / 1000)
-        presence = self._presence_of(table_id)
-        presence.grace.pop(seat, None)
-        if seat in presence.holders:
+    async def _grace_over(self, table_id: str, seat: int) -> None:
+        try:
+            live = await self.table(table_id)
+        except HeartsError:
             return
-        live = await self.table(table_id)
         # only online tables hand a dropped person's seat to a computer: on a computer or a
         # shared-device table the person is the only one waiting, and the game simply waits
         if live.record.mode == "online" and live.seats[seat].kind == "human":
-            presence.away.add(seat)
+            self.presence.mark_away(table_id, seat)
             await self._announce(live, presence=True)
             self._kick(table_id)
-
-    def _presence_of(self, table_id: str) -> _Presence:
-        presence = self._presence.get(table_id)
-        if presence is None:
-            presence = self._presence[table_id] = _Presence()
-        return presence
 
     # ------------------------------------------------------------------ computer turns
 
     def _computer_seats(self, live: LiveTable) -> list[int]:
         if live.status != "playing":
             return []
-        away = self._presence_of(live.record.id).away
+        away = self.presence.away(live.record.id)
         return [
             seat for seat in live.awaiting() if live.seats[seat].kind == "computer" or seat in away
         ]
@@ -605,35 +455,9 @@ class HeartsService:
         asyncio.get_running_loop().create_task(announce())
 
 
-def replace_kind(choice: SeatChoice, kind: str) -> SeatChoice:
-    return choice.model_copy(update={"kind": kind})
-
-
 def _host(live: LiveTable) -> int | None:
     """The host is the first person's seat (the creator's, seat 0, unless they left)."""
     return next((s.seat for s in live.seats if s.kind == "human"), None)
 
 
-def action_for(seat: int, kind: str, payload: object) -> Action:
-    """A pass or a play of ``seat`` from a message's card texts; bad cards are ``illegal``."""
-    try:
-        if kind == "pass":
-            if not isinstance(payload, list) or not all(isinstance(c, str) for c in payload):
-                raise ValueError("a pass is a list of card texts")
-            return Pass(seat, tuple(Card.parse(c) for c in payload))
-        if not isinstance(payload, str):
-            raise ValueError("a card is a text such as 'QS'")
-        return Play(seat, Card.parse(payload))
-    except ValueError as err:
-        raise HeartsError(ErrorCode.BAD_CARD, str(err)) from None
-
-
-__all__ = [
-    "Created",
-    "HeartsError",
-    "HeartsService",
-    "Stale",
-    "TableChanged",
-    "action_for",
-    "table_channel",
-]
+__all__ = ["Created", "HeartsService", "TableChanged", "table_channel"]

@@ -23,6 +23,7 @@ from heartsuit.server.hearts_protocol import (
     HEARTS_MESSAGES,
     HeartsCreate,
     HeartsCreated,
+    HeartsError,
     HeartsErrorReply,
     HeartsFree,
     HeartsInvite,
@@ -38,15 +39,14 @@ from heartsuit.server.hearts_protocol import (
     HeartsSit,
     HeartsStart,
     HeartsState,
+    Stale,
 )
 from heartsuit.server.hearts_service import (
-    HeartsError,
     HeartsService,
-    Stale,
     TableChanged,
-    action_for,
     table_channel,
 )
+from heartsuit.server.hearts_setup import action_for
 from heartsuit.server.hearts_tables import LiveTable
 from heartsuit.server.hearts_view import invite_url, seat_infos, table_state
 from heartsuit.server.players import Player
@@ -59,6 +59,8 @@ class _Seat:
     tokens: dict[int, str] = field(default_factory=dict)
     #: the seat whose hand this (shared) device shows now, after ``hearts.look``
     looking: int | None = None
+    #: the hand number and phase when that person looked: a new hand or phase covers it again
+    looked_at: tuple[int, str] | None = None
     #: the version of the last state sent, so a notice about it is not answered twice
     seen: int = -1
 
@@ -105,8 +107,7 @@ class HeartsSession:
     async def _handle(self, message: HeartsMessage, req: int | None) -> None:
         service = self.service
         if isinstance(message, HeartsCreate):
-            names = (self._t("hearts.name.you"), self._t("hearts.name.computer"))
-            created = await service.create(message, names)
+            created = await service.create(message, self._t("hearts.name.you"))
             live = created.live
             table_id = live.record.id
             await self.link.send(
@@ -164,7 +165,8 @@ class HeartsSession:
             seat = self._held_seat(live, message.token)
             if seat not in live.awaiting():
                 raise HeartsError(ErrorCode.NOT_YOUR_TURN, "it is not this seat's turn")
-            self._tables[live.record.id].looking = seat
+            held = self._tables[live.record.id]
+            held.looking, held.looked_at = seat, _moment(live)
             await self._reply(live, req)
         elif isinstance(message, HeartsLeave):
             live = await service.table(message.table)
@@ -252,7 +254,11 @@ class HeartsSession:
         awaiting = live.awaiting()
         if live.record.mode == "hotseat":
             # a shared screen shows one hand: the awaited person's, once they asked to look
-            if held.looking is not None and held.looking not in awaiting:
+            if held.looking is not None and (
+                held.looking not in awaiting or held.looked_at != _moment(live)
+            ):
+                # the person has acted, or the hand or its phase moved on (their next hand,
+                # the play after the pass): the device is covered until someone looks again
                 held.looking = None
             view_seat = held.looking
         else:
@@ -289,6 +295,11 @@ class HeartsSession:
             reason=reason if isinstance(reason, str) else None,
             state=state,
         )
+
+
+def _moment(live: LiveTable) -> tuple[int, str] | None:
+    match = live.match
+    return None if match is None else (match.hand_number, match.hand.phase.value)
 
 
 def _host_of(live: LiveTable) -> int | None:

@@ -135,8 +135,8 @@ def table_state(
             resync=events is None,
         )
     # the public part comes from a seat view too: the seat shown, or else seat 0's, stripped
-    base = match.view(view_seat if view_seat is not None else 0)
     private = match.view(view_seat) if view_seat is not None else None
+    base = private if private is not None else match.view(0)
     return HeartsState(
         table=info,
         you=sorted(you),

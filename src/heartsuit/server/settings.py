@@ -6,6 +6,9 @@ tests and ``heartsuit serve`` all describe a server the same way.
 - ``DATABASE_URL`` (any SQLAlchemy async URL, e.g. ``postgresql+asyncpg://…``) wins over
 - ``HEARTSUIT_DB`` (a SQLite file path), which wins over the default ``heartsuit.sqlite3`` in the
   current directory.
+- ``HEARTSUIT_HEARTS_PACE_MS`` and ``HEARTSUIT_HEARTS_GRACE_MS`` (whole milliseconds, 0 or more)
+  set how fast computers play at a Hearts table and how long a dropped person keeps the seat;
+  the browser tests run the real server with computers at once and a short grace.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from typing import Final
 DEFAULT_DB_FILE: Final = "heartsuit.sqlite3"
 DEFAULT_HOST: Final = "127.0.0.1"
 DEFAULT_PORT: Final = 8000
+DEFAULT_HEARTS_PACE_MS: Final = 700
+DEFAULT_HEARTS_GRACE_MS: Final = 30_000
 #: the protocol's frame limit (contract: "frames over 16 KiB → an error reply")
 MAX_FRAME_BYTES: Final = 16 * 1024
 #: uvicorn's own limit sits well above ours so that an oversized frame still reaches the app and
@@ -48,10 +53,10 @@ class Settings:
     #: how many games the service keeps replayed in memory (others are replayed from the log)
     live_games: int = 2000
     #: how long a computer player takes per card at a Hearts table (0: at once, as in tests)
-    hearts_pace_ms: int = 700
+    hearts_pace_ms: int = DEFAULT_HEARTS_PACE_MS
     #: how long a person who dropped out of an online table keeps the seat to themselves
     #: before a computer plays for them (they take it back whenever they return)
-    hearts_grace_ms: int = 30_000
+    hearts_grace_ms: int = DEFAULT_HEARTS_GRACE_MS
     #: how many Hearts tables the service keeps replayed in memory
     live_tables: int = 2000
     #: SQL echo, for debugging the store
@@ -118,7 +123,11 @@ class Settings:
         if not url:
             path = db_path if db_path is not None else env.get("HEARTSUIT_DB") or DEFAULT_DB_FILE
             url = sqlite_url(path)
-        settings = cls(database_url=url)
+        settings = cls(
+            database_url=url,
+            hearts_pace_ms=_env_ms(env, "HEARTSUIT_HEARTS_PACE_MS", DEFAULT_HEARTS_PACE_MS),
+            hearts_grace_ms=_env_ms(env, "HEARTSUIT_HEARTS_GRACE_MS", DEFAULT_HEARTS_GRACE_MS),
+        )
         if host is not None:
             settings = replace(settings, host=host)
         if port is not None:
@@ -185,3 +194,21 @@ def limits_from_env(settings: Settings, env: Mapping[str, str] | None = None) ->
             except ValueError:
                 raise SettingsError(f"{name} must be a whole number, not {text!r}") from None
     return replace(settings, **changes)  # type: ignore[arg-type]
+
+
+#: the longest pace or grace period the environment may ask for (a day): a typo such as an
+#: extra digit should be refused, not make a table wait for weeks
+MAX_ENV_MS: Final = 24 * 60 * 60 * 1000
+
+
+def _env_ms(env: Mapping[str, str], name: str, default: int) -> int:
+    """A duration in whole milliseconds from ``env[name]`` (unset or blank: ``default``)."""
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    if not raw.isdigit() or not raw.isascii():
+        raise SettingsError(f"{name} must be a whole number of milliseconds, not {raw!r}")
+    value = int(raw)
+    if value > MAX_ENV_MS:
+        raise SettingsError(f"{name} must be at most {MAX_ENV_MS} ms (a day), not {value}")
+    return value

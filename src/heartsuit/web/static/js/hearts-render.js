@@ -60,6 +60,35 @@ export function mySeat(state) {
   return state.you.length === 1 ? state.you[0] : null;
 }
 
+/** Whether ``seat`` is the one this screen shows the hand of (then texts say "you"). */
+export function isMe(state, seat) {
+  return state.view !== null && state.view !== undefined && state.view.seat === seat;
+}
+
+/** A seat's name with "(you)" after it when it is this screen's only seat (and is not already
+ * the word "you", as the seat of someone who gave no name is called). */
+export function nameWithMark(state, seat) {
+  const name = seatName(state, seat);
+  if (!state.you.includes(seat) || state.you.length !== 1 || name === t("hearts.name.you")) return name;
+  return `${name} ${t("hearts.you_mark")}`;
+}
+
+/** How a person's seat is held: "here", "offline" (dropped, the seat kept for them a while)
+ * or "away" (a computer plays it until they come back); a computer's or free seat: its kind. */
+export function presence(info) {
+  if (info.kind !== "human") return info.kind;
+  if (info.away) return "away";
+  return info.connected ? "here" : "offline";
+}
+
+/** The badge of a person's presence, or null while they are here. */
+export function presenceBadge(info) {
+  const how = presence(info);
+  if (how === "away") return badge(`⚠ ${t("hearts.badge.computer_plays")}`, "away");
+  if (how === "offline") return badge(`○ ${t("hearts.badge.offline")}`, "offline");
+  return null;
+}
+
 /** Seats held here that must act now (hotseat: whom to hand the device to). */
 export function awaitingHere(state) {
   return state.awaiting.filter((seat) => state.you.includes(seat));
@@ -117,10 +146,10 @@ export function seatChip(state, seat, { host = false, onFree = null } = {}) {
   li.dataset.seat = String(seat);
   const turn = state.table.status === "playing" && (pub.phase === "pass" ? state.awaiting.includes(seat) : pub.to_play === seat);
   li.classList.toggle("turn", turn);
+  li.dataset.presence = presence(info);
   const name = document.createElement("span");
   name.className = "ht-name";
-  name.textContent = seatName(state, seat);
-  if (state.you.includes(seat) && state.you.length === 1) name.textContent += ` ${t("hearts.you_mark")}`;
+  name.textContent = nameWithMark(state, seat);
   const top = document.createElement("span");
   top.className = "ht-seat-top";
   if (turn) top.append(badge(`▶ ${t(pub.phase === "pass" ? "hearts.badge.choosing" : "hearts.badge.turn")}`, "turn"));
@@ -131,7 +160,8 @@ export function seatChip(state, seat, { host = false, onFree = null } = {}) {
   if (info.kind === "computer") tags.append(badge(`⚙ ${info.level ? t(`hearts.level.${info.level}`) : t("hearts.kind.computer")}`, "kind"));
   if (pub.trick && pub.trick.leader === seat && pub.trick.plays.length) tags.append(badge(t("hearts.badge.leads"), "lead"));
   if (pub.phase === "pass" && pub.passed[seat] && pub.pass_direction !== "hold") tags.append(badge(`✓ ${t("hearts.badge.passed")}`, "passed"));
-  if (info.kind === "human" && (info.away || !info.connected)) tags.append(badge(`⚠ ${t("hearts.badge.away")}`, "away"));
+  const here = presenceBadge(info);
+  if (here) tags.append(here);
   if (tags.childElementCount) li.append(tags);
   const nums = document.createElement("span");
   nums.className = "ht-nums";
@@ -183,10 +213,14 @@ export function trickElement(state) {
     wrap.append(figure);
   });
   let note;
-  if (current) note = t("hearts.trick.leads", { name: seatName(state, trick.leader) });
+  if (current) note = isMe(state, trick.leader) ? t("hearts.trick.leads_you") : t("hearts.trick.leads", { name: seatName(state, trick.leader) });
   else if (trick.winner === null) note = t("hearts.trick.held");
-  else note = t("hearts.trick.won", { name: seatName(state, trick.winner), points: trick.points });
+  else note = wonText(state, trick.winner, trick.points);
   return { element: wrap, note };
+}
+
+function wonText(state, seat, points) {
+  return isMe(state, seat) ? t("hearts.trick.won_you", { points }) : t("hearts.trick.won", { name: seatName(state, seat), points });
 }
 
 /** The facts line: hand number, passing, hearts broken, kitty. */
@@ -243,7 +277,8 @@ export function sheetTable(state) {
   th.scope = "row";
   th.textContent = t("hearts.sheet.total");
   foot.append(th);
-  const totals = sheet.totals.length ? sheet.totals[sheet.totals.length - 1] : state.public.scores;
+  // before the match (an online lobby) the server sends no public part: no scores yet
+  const totals = sheet.totals.length ? sheet.totals[sheet.totals.length - 1] : state.public.scores || seats.map(() => 0);
   const winners = new Set(state.over ? state.over.winners : []);
   for (const seat of seats) {
     const cell = foot.insertCell();
@@ -262,14 +297,14 @@ export function eventTexts(state, events) {
   for (const event of events || []) {
     switch (event.type) {
       case "played":
-        out.push(t("hearts.ev.played", { name: seatName(state, event.seat), card: cardLabel(event.card) }));
+        out.push(
+          isMe(state, event.seat)
+            ? t("hearts.ev.played_you", { card: cardLabel(event.card) })
+            : t("hearts.ev.played", { name: seatName(state, event.seat), card: cardLabel(event.card) }),
+        );
         break;
       case "trick_done":
-        out.push(
-          event.winner === null
-            ? t("hearts.trick.held")
-            : t("hearts.trick.won", { name: seatName(state, event.winner), points: event.points }),
-        );
+        out.push(event.winner === null ? t("hearts.trick.held") : wonText(state, event.winner, event.points));
         break;
       case "hand_done":
         if (event.shooter !== null && event.shooter !== undefined) out.push(t("hearts.ev.moon", { name: seatName(state, event.shooter) }));

@@ -1,6 +1,7 @@
 // What the Hearts pages keep in localStorage: the seat tokens of each table
 // (heartsuit.hearts.<table> = {seat: token}), the last table opened, the player's name and the
-// four-colour deck choice. Storage may be missing (private mode): then nothing is remembered.
+// four-colour deck choice; in sessionStorage, which tables this tab already plays. Storage may
+// be missing (private mode): then nothing is remembered.
 
 const PREFIX = "heartsuit.hearts.";
 
@@ -36,6 +37,36 @@ export function keepTokens(table, tokens) {
   for (const { seat, token } of tokens) kept[seat] = token;
   write(table, JSON.stringify(kept));
   write("last", table);
+}
+
+/** Forget a table's seat tokens (after leaving it). */
+export function forgetTable(table) {
+  try {
+    localStorage.removeItem(PREFIX + table);
+    if (read("last") === table) localStorage.removeItem(PREFIX + "last");
+  } catch {
+    // nothing was kept
+  }
+}
+
+/** Whether this tab has held its seats at a table before (kept across a reload of the tab,
+ * not shared with other tabs): such a tab takes its seats back at once when it reconnects,
+ * where another tab or device is asked first. */
+export function tabHeld(table) {
+  try {
+    return sessionStorage.getItem(PREFIX + table) === "1";
+  } catch {
+    return false;
+  }
+}
+
+export function setTabHeld(table, held) {
+  try {
+    if (held) sessionStorage.setItem(PREFIX + table, "1");
+    else sessionStorage.removeItem(PREFIX + table);
+  } catch {
+    // without storage a reload asks before taking the seat back
+  }
 }
 
 export const lastTable = () => read("last");

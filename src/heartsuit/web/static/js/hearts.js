@@ -1,6 +1,11 @@
 // The Hearts table (/hearts/table/<id>): the conversation with the server over /ws and what the
 // player does. Every intent carries the version last drawn; a `stale` error brings the fresh
 // state, which is drawn instead. Drawing itself is in hearts-render.js.
+//
+// A seat has one screen at a time. A seat link (/hearts/table/<id>#seat=<token>) brings it to
+// another device: the token travels in the fragment, which no server ever logs, and leaves the
+// address bar at once. A screen whose seat is open elsewhere is told so and offers "Play here";
+// a tab that played the seat before (a reload, a lost connection) takes it back by itself.
 
 import { lang, t } from "./i18n.js";
 import {
@@ -10,14 +15,16 @@ import {
   eventTexts,
   infoText,
   mySeat,
+  nameWithMark,
   passText,
+  presence,
   seatChip,
   seatName,
   sheetTable,
   statusText,
   trickElement,
 } from "./hearts-render.js";
-import { fourColour, saveFourColour, tableTokens } from "./hearts-store.js";
+import { forgetTable, fourColour, keepTokens, saveFourColour, setTabHeld, tabHeld, tableTokens } from "./hearts-store.js";
 import { Connection } from "./ws.js";
 
 const root = document.querySelector("[data-hearts]");
@@ -27,6 +34,10 @@ const el = {
   status: $("status"),
   live: $("live"),
   error: $("error"),
+  notice: $("notice"),
+  elsewhere: $("elsewhere"),
+  seatLinks: $("seat-links"),
+  leave: $("leave"),
   lobby: $("lobby"),
   board: $("board"),
   seats: $("seats"),
@@ -58,6 +69,19 @@ let queue = []; // pushed states waiting for the trick pause to end
 let pausedUntil = 0;
 let timer = 0;
 let opened = false;
+let linked = takeSeatLink(); // a seat token brought by a seat link, until the server took it
+
+/** The token of a seat link's fragment (#seat=<token>), taken out of the address bar. */
+function takeSeatLink() {
+  const match = /(?:^#|&)seat=([^&]+)/.exec(location.hash);
+  if (!match) return null;
+  history.replaceState(history.state, "", location.pathname + location.search);
+  try {
+    return decodeURIComponent(match[1]);
+  } catch {
+    return null;
+  }
+}
 
 const tokens = () => tableTokens(tableId);
 function tokenFor(seat) {
@@ -79,23 +103,60 @@ const conn = new Connection({
   onPush: (message) => {
     if (message.type === "hearts.state" && message.table && message.table.id === tableId) push(message);
   },
+  onPushError: (error) => {
+    if (error.code === "taken_over") takenOver(error);
+    else if (error.code === "in_use") showNotice(error.message);
+    else showError(error.message || t("hearts.err.generic"));
+  },
 });
+
+/** Another tab or device plays this screen's seat now: show the table without the hand. */
+function takenOver(error) {
+  setTabHeld(tableId, false); // a reconnect must not take the seat back unasked
+  showNotice(error.message);
+  if (state) {
+    const you = []; // the server let go of every seat this socket held
+    draw({ ...state, you, view: null, illegal: {}, awaiting: state.awaiting, events: [] });
+  }
+}
+
+function showNotice(text) {
+  root.setAttribute("aria-busy", "false");
+  if (!state) el.status.textContent = "";
+  el.notice.querySelector("[data-notice-text]").textContent = text;
+  el.notice.hidden = false;
+}
 
 function showError(text) {
   el.error.textContent = text;
   el.error.hidden = false;
 }
 
-async function openTable() {
-  const message = { type: "hearts.open", table: tableId, tokens: Object.values(tokens()) };
+async function openTable(takeOver = tabHeld(tableId)) {
+  const kept = tokens();
+  const list = Object.values(kept);
+  if (linked && !list.includes(linked)) list.push(linked);
+  const message = { type: "hearts.open", table: tableId, tokens: list };
+  if (takeOver) message.take_over = true;
   if (state) message.version = state.table.version;
   try {
     const reply = await conn.request(message);
     opened = true;
+    keepLinked(reply, kept);
+    setTabHeld(tableId, reply.you.length > 0);
+    el.notice.hidden = true;
     accept(reply, true);
   } catch (error) {
     failed(error);
   }
+}
+
+/** Keep a seat link's token like one of this browser's own, once the server accepted it. */
+function keepLinked(reply, kept) {
+  if (!linked) return;
+  const fresh = reply.you.filter((seat) => !(String(seat) in kept));
+  if (fresh.length === 1) keepTokens(tableId, [{ seat: fresh[0], token: linked }]);
+  linked = null;
 }
 
 /** A state from a push: drawn at once unless a finished trick is still being shown. */
@@ -135,6 +196,7 @@ function draw(next) {
   state = next;
   shown += 1;
   root.dataset.seq = String(shown);
+  root.dataset.version = String(next.table.version);
   root.setAttribute("aria-busy", "false");
   root.dataset.mode = next.table.mode;
   root.dataset.tableStatus = next.table.status;
@@ -180,6 +242,42 @@ function render() {
   if (!lobby) renderBoard();
   renderOver();
   el.sheet.replaceChildren(sheetTable(s));
+  renderElsewhere();
+  el.leave.hidden = !s.you.length || s.table.status === "over";
+}
+
+/** The link of each seat held here, to play it on another device. */
+function renderElsewhere() {
+  const s = state;
+  const held = s.table.status === "over" ? [] : s.you.filter((seat) => tokenFor(seat));
+  el.elsewhere.hidden = held.length === 0;
+  const key = JSON.stringify(held.map((seat) => [seat, tokenFor(seat), seatName(s, seat)]));
+  if (el.seatLinks.dataset.key === key) return; // keep a selection the person is making
+  el.seatLinks.dataset.key = key;
+  el.seatLinks.replaceChildren(
+    ...held.map((seat) => {
+      const id = `seat-link-${seat}`;
+      const label = document.createElement("label");
+      label.htmlFor = id;
+      label.textContent = held.length === 1 ? t("hearts.elsewhere.link_one") : t("hearts.elsewhere.link", { name: seatName(s, seat) });
+      const row = document.createElement("div");
+      row.className = "ht-copy";
+      const input = document.createElement("input");
+      input.id = id;
+      input.readOnly = true;
+      input.dataset.seatLink = String(seat);
+      input.value = `${location.origin}/hearts/table/${encodeURIComponent(tableId)}#seat=${encodeURIComponent(tokenFor(seat))}`;
+      const copy = document.createElement("button");
+      copy.type = "button";
+      copy.className = "btn small";
+      copy.dataset.copy = id;
+      copy.textContent = t("hearts.lobby.copy");
+      row.append(input, copy);
+      const item = document.createElement("div");
+      item.append(label, row);
+      return item;
+    }),
+  );
 }
 
 function renderCover(seats) {
@@ -215,12 +313,12 @@ function renderLobby() {
     const name = document.createElement("span");
     name.className = "ht-name";
     if (info.kind === "open") name.textContent = t("hearts.lobby.open");
-    else name.textContent = seatName(s, seat) + (s.you.includes(seat) ? ` ${t("hearts.you_mark")}` : "");
+    else name.textContent = nameWithMark(s, seat);
     const what = document.createElement("span");
     what.className = "ht-tags";
     if (info.kind === "computer") what.textContent = `⚙ ${t("hearts.kind.computer")}${info.level ? ` · ${t(`hearts.level.${info.level}`)}` : ""}`;
     else if (info.kind === "open") what.textContent = t("hearts.lobby.open_help");
-    else what.textContent = info.connected && !info.away ? `● ${t("hearts.lobby.here")}` : `○ ${t("hearts.badge.away")}`;
+    else what.textContent = presence(info) === "here" ? `● ${t("hearts.lobby.here")}` : `○ ${t("hearts.badge.offline")}`;
     li.append(name, what);
     if (s.table.host && info.kind === "human" && !s.you.includes(seat) && (!info.connected || info.away)) {
       const free = document.createElement("button");
@@ -275,12 +373,15 @@ function renderHand() {
   el.reason.hidden = true;
   el.pass.hidden = true;
   el.prompt.textContent = "";
+  el.hand.classList.remove("passing");
   if (!view) return;
   const passing = view.phase === "pass" && view.must_pass;
   const myTurn = view.phase === "play" && view.to_play === view.seat;
   const legal = new Set(view.legal);
   const illegal = s.illegal || {};
   const received = view.tricks.length === 0 ? new Set(view.received) : new Set();
+  // the cards passed stay in the view until everyone has passed: marked, so the pass shows
+  const passedOut = view.phase === "pass" && !view.must_pass ? new Set(view.passed || []) : new Set();
   el.hand.style.setProperty("--n", String(view.hand.length));
   el.hand.classList.toggle("passing", passing);
   for (const code of view.hand) {
@@ -289,6 +390,10 @@ function renderHand() {
     if (received.has(code)) {
       card.classList.add("received");
       labelParts.push(t("hearts.card.received"));
+    }
+    if (passedOut.has(code)) {
+      card.classList.add("passed-out");
+      labelParts.push(t("hearts.card.passed"));
     }
     if (passing) {
       const on = selected.has(code);
@@ -366,6 +471,10 @@ function failed(error) {
   }
   if (error.code === "illegal" && reply.reason) {
     say(t(`hearts.reason.${reply.reason}`));
+    return;
+  }
+  if (error.code === "in_use") {
+    showNotice(error.message || t("hearts.err.in_use"));
     return;
   }
   const text = error.code === "offline" ? t("game.offline") : error.message || t("hearts.err.generic");
@@ -456,8 +565,29 @@ $("banner-close").addEventListener("click", () => {
   el.banner.hidden = true;
 });
 
+el.notice.querySelector("[data-play-here]").addEventListener("click", () => openTable(true));
+el.leave.addEventListener("click", () => leave());
+
+/** Leave the table after asking: a computer plays the seats held here from now on (in a
+ * lobby they are free again); this browser forgets them. */
+async function leave() {
+  if (!state) return;
+  const lobby = state.table.status === "lobby";
+  if (!window.confirm(t(lobby ? "hearts.leave_confirm_lobby" : "hearts.leave_confirm"))) return;
+  const held = state.you.map((seat) => tokenFor(seat)).filter(Boolean);
+  try {
+    for (const token of held) await conn.request({ type: "hearts.leave", table: tableId, token });
+  } catch (error) {
+    failed(error);
+    return;
+  }
+  forgetTable(tableId);
+  setTabHeld(tableId, false);
+  location.assign("/hearts");
+}
+
 async function copyField(input) {
-  const done = el.lobby.querySelector("[data-copied]");
+  const done = input.closest("[data-copy-box]").querySelector("[data-copied]");
   try {
     await navigator.clipboard.writeText(input.value);
   } catch {
@@ -465,6 +595,15 @@ async function copyField(input) {
   }
   done.textContent = t("hearts.lobby.copied");
 }
+
+// a shared device: a page put away (the back button, a closed tab) keeps no hand in its DOM, and
+// its connection goes too, so a page the browser brings back from its cache asks for the table
+// afresh and shows the cover, never the last person's cards
+window.addEventListener("pagehide", () => {
+  if (!state || state.table.mode !== "hotseat") return;
+  if (state.view) draw({ ...state, view: null, illegal: {}, events: [] });
+  if (conn.socket) conn.socket.close();
+});
 
 el.four.checked = fourColour();
 document.body.classList.toggle("four-colour", el.four.checked);

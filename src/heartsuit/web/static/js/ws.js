@@ -39,10 +39,13 @@ export class Connection {
    * @param {(online: boolean) => void} [options.onStatus] connection lost / back
    * @param {(message: object) => void} [options.onPush] a message that answers no request
    *   (what the player's other tabs did)
+   * @param {(error: ServerError) => void} [options.onPushError] an error that answers no
+   *   request (Hearts: "taken_over" when another tab or device takes this page's seat)
    */
-  constructor({ lang, onReady = () => {}, onStatus = () => {}, onPush = () => {} }) {
+  constructor({ lang, onReady = () => {}, onStatus = () => {}, onPush = () => {}, onPushError = () => {} }) {
     this.lang = lang;
     this.onPush = onPush;
+    this.onPushError = onPushError;
     this.onReady = onReady;
     this.onStatus = onStatus;
     this.nextReq = 1;
@@ -99,7 +102,8 @@ export class Connection {
     }
     const waiting = reply.req === undefined ? undefined : this.pending.get(reply.req);
     if (!waiting) {
-      if (reply.type !== "error") this.onPush(reply);
+      if (reply.type === "error") this.onPushError(new ServerError(reply));
+      else this.onPush(reply);
       return;
     }
     this.pending.delete(reply.req);

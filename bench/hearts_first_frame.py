@@ -1,0 +1,228 @@
+"""Hearts page figures: page weight and the time from navigation to the hand being drawn.
+
+Starts ``heartsuit serve`` on a free port with a temporary SQLite file (the site's own
+settings, so computers play at the default pace), then
+
+* page weight: the start page ``/hearts`` and the table page ``/hearts/table/<id>``, each its
+  HTML plus every CSS and JS file it loads (JS modules followed through their imports), raw and
+  gzip-compressed (level 6, about what a server or proxy would send), in KB;
+* first playable frame of a computer table: before each run a table against three computers is
+  created over ``/ws`` (as the start page does) and its seat token put in the browser's
+  localStorage (``heartsuit.hearts.<table>``, as the start page does before it navigates); then
+  headless Debian Chromium opens ``/hearts/table/<id>``. The table page sets no performance
+  mark of its own, so an init script watches the DOM: ``hand in DOM`` is when the hand's
+  container (``[data-hand]``) first holds cards and the board is shown, ``hand drawn`` the next
+  animation frame after it; both in milliseconds from the start of the navigation. Cold runs use
+  a fresh browser profile (empty cache), warm runs reuse one.
+
+Prints medians (and min/max) of several runs. Usage: ``python bench/hearts_first_frame.py [runs]``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import json
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import sync_playwright
+from websockets.sync.client import connect
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+#: marks "bench:hand" when the hand first holds cards on a shown board, then "bench:hand-frame"
+#: at the next animation frame (the hand painted)
+WATCH_HAND = """
+(() => {
+  const seen = () => {
+    const hand = document.querySelector("[data-hand]");
+    const board = document.querySelector("[data-board]");
+    return hand && board && !board.hidden && hand.children.length > 0;
+  };
+  const start = () => {
+    const done = () => {
+      performance.mark("bench:hand");
+      requestAnimationFrame(() => performance.mark("bench:hand-frame"));
+    };
+    if (seen()) { done(); return; }
+    const watcher = new MutationObserver(() => {
+      if (seen()) { watcher.disconnect(); done(); }
+    });
+    watcher.observe(document.documentElement, {subtree: true, childList: true, attributes: true});
+  };
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", start);
+  } else {
+    start();
+  }
+})();
+"""
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def fetch(url: str) -> bytes:
+    with urllib.request.urlopen(url, timeout=10) as response:
+        body: bytes = response.read()
+        return body
+
+
+def start_server(tmp: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """``heartsuit serve`` as site_first_frame.py starts it (default settings)."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "heartsuit",
+            "serve",
+            "--port",
+            str(port),
+            "--db",
+            str(tmp / "bench.sqlite3"),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}"
+    for _ in range(300):
+        with contextlib.suppress(OSError):
+            if fetch(f"{base}/healthz").strip() == b"ok":
+                return proc, base
+        time.sleep(0.1)
+    proc.kill()
+    raise SystemExit("the server did not start")
+
+
+def page_weight(base: str, path: str) -> tuple[int, int, list[str]]:
+    """(raw bytes, gzip bytes, files) of a page, its CSS and all its JS modules."""
+    html = fetch(base + path)
+    files = {path: html}
+    queue = re.findall(rb'(?:href|src)="(/static/[^"]+\.(?:css|js)[^"]*)"', html)
+    while queue:
+        url = queue.pop().decode()
+        file_path = url.split("?")[0]
+        if file_path in files:
+            continue
+        body = fetch(base + url)
+        files[file_path] = body
+        for name in re.findall(rb'from "\./([\w-]+\.js)"', body):
+            queue.append(f"/static/js/{name.decode()}".encode())
+    raw = sum(len(b) for b in files.values())
+    packed = sum(len(gzip.compress(b, 6)) for b in files.values())
+    return raw, packed, sorted(files)
+
+
+def new_table(base: str) -> tuple[str, str, str]:
+    """(player id, table id, seat token) of a new table against three computers."""
+    with connect(base.replace("http://", "ws://") + "/ws") as ws:
+
+        def ask(message: dict[str, Any]) -> dict[str, Any]:
+            ws.send(json.dumps(message))
+            while True:
+                reply: dict[str, Any] = json.loads(ws.recv(timeout=30))
+                if reply.get("req") == message["req"]:
+                    return reply
+
+        player = ask({"type": "hello", "req": 1})["player"]
+        created = ask({"type": "hearts.create", "mode": "computer", "req": 2})
+        assert created["type"] == "hearts.created", created
+        return str(player), str(created["table"]), str(created["tokens"][0]["token"])
+
+
+def first_frame(context: Any, base: str) -> tuple[float, float]:
+    """(hand in DOM, hand drawn) in ms from navigation start, on a new computer table."""
+    player, table, token = new_table(base)
+    page = context.new_page()
+    page.goto(f"{base}/healthz")
+    page.evaluate(
+        """([player, table, token]) => {
+             localStorage.clear();
+             localStorage.setItem("heartsuit.player", player);
+             localStorage.setItem("heartsuit.hearts." + table, JSON.stringify({0: token}));
+             localStorage.setItem("heartsuit.hearts.last", table);
+           }""",
+        [player, table, token],
+    )
+    page.goto(f"{base}/hearts/table/{table}")
+    page.wait_for_function("performance.getEntriesByName('bench:hand-frame').length > 0")
+    marks: list[float] = page.evaluate(
+        "['bench:hand', 'bench:hand-frame'].map(n => performance.getEntriesByName(n)[0].startTime)"
+    )
+    cards = page.locator("[data-hand] > *").count()
+    assert cards == 13, f"the hand shows {cards} cards"
+    page.close()
+    return marks[0], marks[1]
+
+
+def summary(name: str, values: list[float]) -> str:
+    return (
+        f"{name}: median {statistics.median(values):.0f} ms "
+        f"(min {min(values):.0f}, max {max(values):.0f}, {len(values)} runs)"
+    )
+
+
+def main() -> None:
+    runs = int(sys.argv[1]) if len(sys.argv) > 1 else 7
+    tmp = Path(tempfile.mkdtemp(prefix="heartsuit-bench-"))
+    proc, base = start_server(tmp)
+    try:
+        _player, table, _token = new_table(base)
+        for path in ("/hearts", f"/hearts/table/{table}"):
+            raw, packed, files = page_weight(base, path)
+            name = "/hearts/table/<id>" if path != "/hearts" else path
+            print(
+                f"page weight of {name} (HTML+CSS+JS, {len(files)} files): "
+                f"{raw / 1024:.1f} KB raw, {packed / 1024:.1f} KB gzip"
+            )
+        with sync_playwright() as pw:
+            cold: list[tuple[float, float]] = []
+            for i in range(runs):
+                ctx = pw.chromium.launch_persistent_context(
+                    str(tmp / f"cold-{i}"), executable_path=CHROMIUM, headless=True, args=ARGS
+                )
+                ctx.add_init_script(WATCH_HAND)
+                cold.append(first_frame(ctx, base))
+                ctx.close()
+            ctx = pw.chromium.launch_persistent_context(
+                str(tmp / "warm"), executable_path=CHROMIUM, headless=True, args=ARGS
+            )
+            ctx.add_init_script(WATCH_HAND)
+            first_frame(ctx, base)  # fill the cache
+            warm = [first_frame(ctx, base) for _ in range(runs)]
+            ctx.close()
+        print(summary("computer table, hand in DOM, cold cache", [c[0] for c in cold]))
+        print(summary("computer table, hand drawn,  cold cache", [c[1] for c in cold]))
+        print(summary("computer table, hand in DOM, warm cache", [w[0] for w in warm]))
+        print(summary("computer table, hand drawn,  warm cache", [w[1] for w in warm]))
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,120 @@
+"""What one ``hearts.state`` costs the server: build it, encode it, compress it, per seat.
+
+Every change at a Hearts table makes each socket at it build its own ``hearts.state``
+(:func:`heartsuit.server.hearts_view.table_state`), encode it (pydantic ``model_dump`` and
+``json.dumps``, :func:`heartsuit.server.protocol.encode`) and send it, which with
+permessage-deflate (negotiated by browsers and by the ``websockets`` client) means a zlib
+compression per frame. This times each step in one process, without a server, on a four-seat
+table replayed to the middle of its first hand, and prints the frame's size raw and deflated.
+
+    .venv/bin/python bench/hearts_state_cost.py [repeats]
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+import zlib
+from collections.abc import Callable
+
+from heartsuit.hearts import Rules
+from heartsuit.hearts.table import computer_action
+from heartsuit.server.hearts_tables import LiveTable, SeatRecord, TableRecord
+from heartsuit.server.hearts_view import table_state
+from heartsuit.server.protocol import encode
+
+
+def mid_hand_table() -> LiveTable:
+    """An online-like table of four people, 30 actions into its first hand (passes done)."""
+    rules = Rules.preset("standard")
+    record = TableRecord(
+        id="benchtable000001",
+        mode="online",
+        preset="standard",
+        rules=rules.to_dict(),
+        seed=12345,
+        invite="ABCD2345",
+        created_at_ms=0,
+    )
+    seats = [SeatRecord(s, "human", f"Player {s + 1}", None, "0" * 64) for s in range(4)]
+    live = LiveTable.replay(record, seats, [])
+    live.apply(live.entry("start", {}, 0))
+    for _ in range(30):
+        match = live.match
+        assert match is not None
+        seat = live.awaiting()[0]
+        action = computer_action(match, seat, "easy", "bench")
+        live.apply(live.entry("action", action.to_dict(), 0))
+    return live
+
+
+def timed(step: Callable[[], object], repeats: int) -> float:
+    """Median microseconds of ``step`` over ``repeats`` batches of 50 calls."""
+    samples = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        for _ in range(50):
+            step()
+        samples.append((time.perf_counter() - started) / 50 * 1e6)
+    return statistics.median(samples)
+
+
+def main() -> None:
+    repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 20
+    live = mid_hand_table()
+    since = live.version - 1
+
+    def build() -> object:
+        return table_state(
+            live,
+            you={1},
+            view_seat=1,
+            host=False,
+            connected={0, 1, 2, 3},
+            away=set(),
+            since=since,
+        )
+
+    state = table_state(
+        live, you={1}, view_seat=1, host=False, connected={0, 1, 2, 3}, away=set(), since=since
+    )
+    text = encode(state)
+    data = text.encode()
+
+    def deflate() -> bytes:
+        # what permessage-deflate does per frame (a fresh context: no context takeover gain)
+        packer = zlib.compressobj(zlib.Z_DEFAULT_COMPRESSION, zlib.DEFLATED, -15)
+        return packer.compress(data) + packer.flush(zlib.Z_SYNC_FLUSH)
+
+    build_us = timed(build, repeats)
+    dump_us = timed(lambda: state.model_dump(mode="json"), repeats)
+    encode_us = timed(lambda: encode(state), repeats)
+    deflate_us = timed(deflate, repeats)
+    match = live.match
+    assert match is not None
+    view_us = timed(lambda: match.view(1), repeats)
+    print(
+        f"hearts.state of a four-person table mid-hand (version {live.version}), median of "
+        f"{repeats} x 50 calls, one core:"
+    )
+    print(f"  frame size: {len(data)} bytes raw, {len(deflate())} bytes deflated")
+    print(
+        f"  build (table_state):            {build_us:7.0f} us  (of which Match.view once: "
+        f"{view_us:.0f} us; table_state calls it twice for the seat shown)"
+    )
+    print(
+        f"  encode (model_dump + json):     {encode_us:7.0f} us  (model_dump alone "
+        f"{dump_us:.0f} us)"
+    )
+    print(f"  permessage-deflate:             {deflate_us:7.0f} us")
+    total = build_us + encode_us + deflate_us
+    print(
+        f"  per seat: {total:.0f} us; per action at a four-person table (4 states): "
+        f"{4 * total / 1000:.2f} ms -> at most {1e6 / (4 * total):.0f} actions/s on one core "
+        f"for the states alone"
+    )
+
+
+if __name__ == "__main__":
+    main()

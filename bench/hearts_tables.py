@@ -1,0 +1,780 @@
+"""Hearts tables under load: many simultaneous tables over real WebSockets against one server.
+
+Starts the site in a child process (uvicorn, as ``heartsuit serve`` does, but with the Hearts
+computer pace set here: ``--pace`` ms; ``heartsuit serve`` cannot set it) on 127.0.0.1 with a
+temporary SQLite file, then one asyncio client process (``websockets``) sets up ``--tables``
+tables of one kind and plays them:
+
+* ``online``: four scripted people hold the four seats (four sockets per table: hello, the
+  host creates an online table, three guests sit down, the host starts it);
+* ``computer``: one person and three computers (``--level``) per table, one socket.
+
+A person acts once it is their seat's turn: after a think time drawn uniformly from
+``--think`` (``0.5:1.5`` seconds, so about one action a second per person), or at once with
+``--think 0`` (the max-rate run). They pass random cards and play a random legal card; the host
+asks for a rematch when a match ends. After the tables are set up and ``--warmup`` seconds have
+passed, figures are taken over ``--seconds``:
+
+* actions/s: people's actions acknowledged by the server; table changes/s: every entry appended
+  to the tables' logs (people's and computers' actions), read from the versions the clients saw;
+* latency of a person's action: from sending it to the moment EVERY socket at that table has
+  received a ``hearts.state`` carrying its version (the reply to the actor, pushes to the
+  others): p50 and p99;
+* idle round trip: a separate probe socket sends ``lang`` every 100 ms (no database, no table),
+  which shows how long the server's event loop makes any frame wait;
+* server CPU (user+system of the server process, all threads, % of one core), the client
+  process's CPU, the server's RSS before any table and after, and (RSS growth) / tables.
+
+Each run is a fresh server; several runs per size, medians printed. ``--profile DIR`` records
+the server with py-spy during the window (collapsed stacks, one file per run).
+
+    .venv/bin/python bench/hearts_tables.py --kind online --tables 100,300,1000 --runs 3
+    .venv/bin/python bench/hearts_tables.py --kind online --tables 300 --think 0 --runs 3
+    .venv/bin/python bench/hearts_tables.py --kind computer --tables 100 --pace 700
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import contextlib
+import json
+import os
+import random
+import resource
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import websockets
+
+TICKS = os.sysconf("SC_CLK_TCK")
+HERE = Path(__file__).resolve()
+
+
+# --- the server --------------------------------------------------------------------------------
+
+
+def serve(port: int, db: str, pace_ms: int, diagnose: str, what_if: str) -> None:
+    """The child process: the site on uvicorn, as ``heartsuit serve`` runs it, with a pace."""
+    import uvicorn
+
+    from heartsuit.server.app import create_app
+    from heartsuit.server.settings import TRANSPORT_MAX_BYTES, Settings, sqlite_url
+
+    if diagnose:
+        time_the_write_lock(diagnose)
+    if what_if:
+        try_store(what_if, db)
+    settings = Settings(database_url=sqlite_url(db), port=port, hearts_pace_ms=pace_ms)
+    uvicorn.run(
+        create_app(settings),
+        host="127.0.0.1",
+        port=port,
+        ws_max_size=TRANSPORT_MAX_BYTES,
+        log_level="warning",  # `serve` logs every connection at info; not 4,000 lines here
+        backlog=4096,
+    )
+
+
+def time_the_write_lock(out: str) -> None:
+    """Diagnosis (``--diagnose``): the same ``Database.writing`` with its lock timed; a line
+    ``wall-time ms-waited ms-held`` per write goes to ``out``."""
+    from heartsuit.server import db as dbmod
+
+    sink = open(out, "a", buffering=1)  # noqa: SIM115 - open for the life of the process
+
+    @contextlib.asynccontextmanager
+    async def writing(self: Any) -> AsyncIterator[Any]:
+        asked = time.perf_counter()
+        engine = self.engine
+        async with self._write_lock:
+            got = time.perf_counter()
+            async with engine.begin() as conn:
+                yield conn
+            held = (time.perf_counter() - got) * 1000
+        sink.write(f"{time.time():.4f} {(got - asked) * 1000:.3f} {held:.3f}\n")
+
+    dbmod.Database.writing = writing  # type: ignore[method-assign]
+
+
+def try_store(what_if: str, db_path: str) -> None:
+    """What if (``--what-if one-hop``) a table's log entry were written in one trip to a writer
+    thread, not in eight trips of aiosqlite each waiting for the event loop? Writes the same rows
+    as ``SqlTableStore.append`` on a plain sqlite3 connection (WAL, synchronous FULL, foreign
+    keys on), in one transaction, under the same process-wide write lock; seat changes still go
+    the usual way."""
+    import sqlite3
+    from concurrent.futures import ThreadPoolExecutor
+
+    from heartsuit.server import hearts_store
+    from heartsuit.server.hearts_tables import LogEntry, TableRecord
+
+    thread = ThreadPoolExecutor(1)
+    opened: list[sqlite3.Connection] = []
+    original = hearts_store.SqlTableStore.append
+
+    def connection() -> sqlite3.Connection:
+        if not opened:
+            conn = sqlite3.connect(db_path, isolation_level=None, timeout=30)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA foreign_keys=ON")
+            opened.append(conn)
+        return opened[0]
+
+    def write(items: list[tuple[TableRecord, LogEntry]]) -> list[bool]:
+        """One transaction for all ``items``; each in a savepoint; False: the seq was taken."""
+        conn = connection()
+        done = []
+        conn.execute("BEGIN IMMEDIATE")
+        for table, entry in items:
+            row = hearts_store._entry_row(table.id, entry)
+            conn.execute("SAVEPOINT one")
+            try:
+                conn.execute(
+                    "INSERT INTO hearts_events (table_id, seq, kind, data, at_ms) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    (row["table_id"], row["seq"], row["kind"], row["data"], row["at_ms"]),
+                )
+                conn.execute(
+                    "UPDATE hearts_tables SET status = ?, version = ? WHERE id = ?",
+                    (table.status, table.version, table.id),
+                )
+                conn.execute("RELEASE one")
+                done.append(True)
+            except sqlite3.IntegrityError:
+                conn.execute("ROLLBACK TO one")
+                conn.execute("RELEASE one")
+                done.append(False)
+        conn.execute("COMMIT")
+        return done
+
+    async def append(self: Any, table: TableRecord, entry: LogEntry, seats: Any = ()) -> None:
+        if seats:
+            await original(self, table, entry, seats)
+            return
+        async with self.db._write_lock:
+            done = await asyncio.get_running_loop().run_in_executor(thread, write, [(table, entry)])
+        if not done[0]:
+            raise hearts_store.EntryConflict(f"entry {entry.seq} of {table.id} is logged")
+
+    hearts_store.SqlTableStore.append = append  # type: ignore[method-assign,assignment]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class Server:
+    """The child server for a ``with`` block, and its figures from /proc."""
+
+    def __init__(self, pace_ms: int, where: Path, *, diagnose: bool, what_if: str) -> None:
+        self.port = free_port()
+        self.db = where / "bench.sqlite3"
+        self.pace_ms = pace_ms
+        self.diagnosis = where / "writes.txt" if diagnose else None
+        self.log = where / "server.log"
+        self.what_if = what_if
+        self.process: subprocess.Popen[bytes] | None = None
+        #: "closing a WebSocket after an unexpected error" lines the server logged during the run
+        self.unexpected = 0
+
+    def __enter__(self) -> Server:
+        self.log_file = self.log.open("ab")
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                str(HERE),
+                "--serve",
+                str(self.port),
+                str(self.db),
+                str(self.pace_ms),
+                str(self.diagnosis or ""),
+                self.what_if,
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=self.log_file,
+        )
+        for _ in range(600):
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.2):
+                    return self
+            except OSError:
+                time.sleep(0.05)
+        self.__exit__()
+        raise RuntimeError("the server did not start")
+
+    def __exit__(self, *exc: object) -> None:
+        if self.process is not None:
+            if self.log.exists():
+                text = self.log.read_text(errors="replace")
+                self.unexpected = text.count("closing a WebSocket after an unexpected error")
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+            self.log_file.close()
+
+    @property
+    def pid(self) -> int:
+        assert self.process is not None
+        return self.process.pid
+
+    def cpu_seconds(self) -> float:
+        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / TICKS  # utime + stime
+
+    def rss_mb(self) -> float:
+        for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+        return 0.0
+
+
+def client_cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+# --- the players -------------------------------------------------------------------------------
+
+
+@dataclass(eq=False)
+class Player:
+    """One socket holding one seat."""
+
+    ws: Any
+    table: Table | None = None
+    seat: int = 0
+    token: str = ""
+    version: int = -1
+    state: dict[str, Any] | None = None
+    #: the version an action was planned for (one action per state)
+    planned: int = -1
+    #: (version, time) of the states received lately
+    arrivals: collections.deque[tuple[int, float]] = field(
+        default_factory=lambda: collections.deque(maxlen=64)
+    )
+    waiting: dict[int, asyncio.Future[dict[str, Any]]] = field(default_factory=dict)
+    #: req of an action sent -> when it was sent
+    sent: dict[int, float] = field(default_factory=dict)
+    next_req: int = 1
+
+    def req(self) -> int:
+        self.next_req += 1
+        return self.next_req
+
+    def heard_at(self, version: int) -> float | None:
+        for seen, at in self.arrivals:
+            if seen >= version:
+                return at
+        return None
+
+
+@dataclass(eq=False)
+class Table:
+    id: str
+    players: list[Player]
+    #: (sent at, version it made) of actions not yet heard at every seat
+    pending: list[tuple[float, int]] = field(default_factory=list)
+    first_version: int = -1
+
+
+class Load:
+    """The client side: sets tables up, plays them, keeps the figures."""
+
+    def __init__(
+        self, port: int, think: tuple[float, float], seed: int, *, deflate: bool = True
+    ) -> None:
+        self.url = f"ws://127.0.0.1:{port}/ws"
+        #: permessage-deflate, as browsers negotiate it (off: ``--no-deflate``)
+        self.compression: str | None = "deflate" if deflate else None
+        self.think = think
+        self.rng = random.Random(seed)
+        self.tables: list[Table] = []
+        self.players: list[Player] = []
+        self.playing = False
+        self.window: tuple[float, float] = (float("inf"), float("inf"))
+        self.latencies: list[float] = []
+        self.actions = 0
+        self.errors: collections.Counter[str] = collections.Counter()
+        self.loop_tasks: set[asyncio.Task[Any]] = set()
+
+    # --- plumbing ---
+
+    async def connect(self) -> Player:
+        ws = await websockets.connect(
+            self.url, max_size=2**20, open_timeout=60, compression=self.compression
+        )
+        player = Player(ws)
+        self.players.append(player)
+        self.spawn(self.read(player))
+        await self.ask(player, {"type": "hello"})
+        return player
+
+    def spawn(self, coro: Any) -> None:
+        task = asyncio.get_running_loop().create_task(coro)
+        self.loop_tasks.add(task)
+        task.add_done_callback(self.loop_tasks.discard)
+
+    async def ask(self, player: Player, message: dict[str, Any]) -> dict[str, Any]:
+        req = player.req()
+        future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        player.waiting[req] = future
+        await player.ws.send(json.dumps({**message, "req": req}))
+        return await asyncio.wait_for(future, 120)
+
+    async def read(self, player: Player) -> None:
+        try:
+            async for raw in player.ws:
+                now = time.perf_counter()
+                self.on_message(player, json.loads(raw), now)
+        except websockets.ConnectionClosed:
+            pass
+
+    def on_message(self, player: Player, message: dict[str, Any], now: float) -> None:
+        kind = message.get("type")
+        state = message if kind == "hearts.state" else None
+        if kind == "error":
+            self.errors[str(message.get("code"))] += 1
+            state = message.get("state")
+        req = message.get("req")
+        if isinstance(req, int):
+            sent = player.sent.pop(req, None)
+            if sent is not None and kind == "hearts.state" and player.table is not None:
+                player.table.pending.append((sent, int(message["table"]["version"])))
+                if self.window[0] <= now <= self.window[1]:
+                    self.actions += 1
+        if state is not None:
+            self.on_state(player, state, now)
+        if self.playing and isinstance(req, int):
+            self.plan(player)  # the answer to its own action: the person may act again
+        if isinstance(req, int):
+            future = player.waiting.pop(req, None)
+            if future is not None and not future.done():
+                future.set_result(message)
+
+    def on_state(self, player: Player, state: dict[str, Any], now: float) -> None:
+        version = int(state["table"]["version"])
+        if version < player.version:
+            return
+        if version > player.version:
+            player.arrivals.append((version, now))
+        player.version = version
+        player.state = state
+        table = player.table
+        if table is not None and table.pending:
+            self.resolve(table)
+        if self.playing:
+            self.plan(player)
+
+    def resolve(self, table: Table) -> None:
+        """Record the latency of every action that every seat has now heard of."""
+        reached = min(p.version for p in table.players)
+        keep = []
+        for sent, version in table.pending:
+            if version > reached:
+                keep.append((sent, version))
+                continue
+            heard = [p.heard_at(version) for p in table.players]
+            last = max(h if h is not None else time.perf_counter() for h in heard)
+            if self.window[0] <= sent <= self.window[1]:
+                self.latencies.append((last - sent) * 1000)
+        table.pending = keep
+
+    # --- playing ---
+
+    def plan(self, player: Player) -> None:
+        state = player.state
+        if state is None or player.planned == player.version or player.table is None:
+            return
+        if player.sent:
+            return  # a person waits for the answer to what they did (as the page does)
+        if state.get("over") is not None:
+            if player.seat != 0:
+                return
+        elif player.seat not in state["awaiting"] or state.get("view") is None:
+            return
+        player.planned = player.version
+        low, high = self.think
+        if high <= 0:
+            self.fire(player, player.version)
+        else:
+            delay = self.rng.uniform(low, high)
+            asyncio.get_running_loop().call_later(delay, self.fire, player, player.version)
+
+    def fire(self, player: Player, version: int) -> None:
+        if not self.playing or player.version != version or player.state is None:
+            return
+        state, table = player.state, player.table
+        assert table is not None
+        message: dict[str, Any]
+        if state.get("over") is not None:
+            message = {"type": "hearts.rematch", "table": table.id, "token": player.token}
+        else:
+            view = state["view"]
+            if view["must_pass"]:
+                count = state["table"]["rules"]["pass_count"]
+                cards = self.rng.sample(view["hand"], count)
+                message = {"type": "hearts.pass", "cards": cards}
+            else:
+                message = {"type": "hearts.play", "card": self.rng.choice(view["legal"])}
+            message.update(table=table.id, token=player.token, version=version)
+        req = player.req()
+        message["req"] = req
+        player.sent[req] = time.perf_counter()
+        self.spawn(player.ws.send(json.dumps(message)))
+
+    # --- tables ---
+
+    async def online_table(self) -> Table:
+        host = await self.connect()
+        created = await self.ask(host, {"type": "hearts.create", "mode": "online", "name": "Host"})
+        assert created["type"] == "hearts.created", created
+        table = Table(created["table"], [host])
+        host.table, host.token, host.seat = table, created["tokens"][0]["token"], 0
+        for seat in range(1, 4):
+            guest = await self.connect()
+            seated = await self.ask(
+                guest, {"type": "hearts.sit", "table": table.id, "seat": seat, "name": f"G{seat}"}
+            )
+            assert seated["type"] == "hearts.seated", seated
+            guest.table, guest.token, guest.seat = table, seated["token"], seat
+            table.players.append(guest)
+        started = await self.ask(
+            host, {"type": "hearts.start", "table": table.id, "token": host.token}
+        )
+        assert started["type"] == "hearts.state", started
+        return table
+
+    async def computer_table(self, level: str) -> Table:
+        person = await self.connect()
+        seats = [{"kind": "human"}] + [{"kind": "computer", "level": level}] * 3
+        created = await self.ask(
+            person, {"type": "hearts.create", "mode": "computer", "name": "P", "seats": seats}
+        )
+        assert created["type"] == "hearts.created", created
+        table = Table(created["table"], [person])
+        person.table, person.token, person.seat = table, created["tokens"][0]["token"], 0
+        return table
+
+    async def set_up(self, kind: str, count: int, level: str) -> None:
+        gate = asyncio.Semaphore(32)
+
+        async def one() -> None:
+            async with gate:
+                if kind == "online":
+                    table = await self.online_table()
+                else:
+                    table = await self.computer_table(level)
+                self.tables.append(table)
+
+        # people only start once every table is there (computers start at once: the server's)
+        await asyncio.gather(*(one() for _ in range(count)))
+        self.playing = True
+        for player in self.players:
+            self.plan(player)
+
+    def versions(self) -> int:
+        return sum(max(p.version for p in t.players) for t in self.tables)
+
+    async def close(self) -> None:
+        self.playing = False
+        await asyncio.gather(*(p.ws.close() for p in self.players), return_exceptions=True)
+        for task in list(self.loop_tasks):
+            task.cancel()
+
+
+async def probe(port: int, stop: asyncio.Event, out: list[float]) -> None:
+    """Round trips of ``lang`` (no database, no table) every 100 ms until ``stop``."""
+    async with websockets.connect(f"ws://127.0.0.1:{port}/ws") as ws:
+        req = 0
+        while not stop.is_set():
+            req += 1
+            started = time.perf_counter()
+            await ws.send(json.dumps({"type": "lang", "lang": "en", "req": req}))
+            while json.loads(await ws.recv()).get("req") != req:
+                pass
+            out.append((time.perf_counter() - started) * 1000)
+            await asyncio.sleep(0.1)
+
+
+# --- one run -------------------------------------------------------------------------------------
+
+
+@dataclass
+class Figures:
+    tables: int
+    sockets: int
+    setup_s: float
+    actions_per_s: float
+    changes_per_s: float
+    p50_ms: float
+    p99_ms: float
+    heard: int
+    #: actions of the window that some seat had still not heard of 30 s after it
+    unheard: int
+    probe_p50_ms: float
+    probe_p99_ms: float
+    server_cpu: float  # % of one core
+    client_cpu: float
+    rss_base_mb: float
+    rss_mb: float
+    errors: dict[str, int]
+    #: the window in wall-clock time (to pick the server's writes of the window)
+    wall: tuple[float, float] = (0.0, 0.0)
+    #: with --diagnose: writes/s, ms waited for the write lock p50/p99, ms held p50/p99
+    lock: tuple[float, float, float, float, float] | None = None
+
+    @property
+    def kb_per_table(self) -> float:
+        return (self.rss_mb - self.rss_base_mb) * 1024 / self.tables
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+async def one_run(args: argparse.Namespace, server: Server, tables: int, seed: int) -> Figures:
+    load = Load(server.port, args.think, seed, deflate=not args.no_deflate)
+    # the base: a server that has answered once (its modules loaded), with no table yet
+    warm = await load.connect()
+    await warm.ws.close()
+    load.players.clear()
+    await asyncio.sleep(0.5)
+    rss_base = server.rss_mb()
+    started = time.perf_counter()
+    await load.set_up(args.kind, tables, args.level)
+    setup_s = time.perf_counter() - started
+    stop = asyncio.Event()
+    probes: list[float] = []
+    probe_task = asyncio.get_running_loop().create_task(probe(server.port, stop, probes))
+    await asyncio.sleep(args.warmup)
+    profiler = None
+    if args.profile:
+        pace = "max" if args.think[1] <= 0 else "think"
+        out = Path(args.profile) / f"{args.kind}-{tables}-{pace}-{seed}.txt"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        profiler = subprocess.Popen(
+            [
+                shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy"),
+                "record",
+                "-p",
+                str(server.pid),
+                "-d",
+                str(int(args.seconds)),
+                "-r",
+                "200",
+                "-f",
+                "raw",
+                "-o",
+                str(out),
+                "--nonblocking",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+    probes.clear()
+    cpu0, client0, versions0 = server.cpu_seconds(), client_cpu_seconds(), load.versions()
+    now, wall = time.perf_counter(), time.time()
+    load.window = (now, now + args.seconds)
+    await asyncio.sleep(args.seconds)
+    cpu1, client1, versions1 = server.cpu_seconds(), client_cpu_seconds(), load.versions()
+    rss = server.rss_mb()
+    stop.set()
+    # let the last actions of the window reach every seat (up to 30 s)
+    end = load.window[1]
+    for _ in range(300):
+        waiting = any(t.pending and t.pending[0][0] <= end for t in load.tables) or any(
+            sent <= end for p in load.players for sent in p.sent.values()
+        )
+        if not waiting:
+            break
+        await asyncio.sleep(0.1)
+    load.playing = False
+    unheard = sum(1 for t in load.tables for sent, _ in t.pending if sent <= end)
+    unheard += sum(1 for p in load.players for sent in p.sent.values() if sent <= end)
+    await probe_task
+    if profiler is not None:
+        profiler.wait(timeout=args.seconds + 60)
+    await load.close()
+    return Figures(
+        tables=len(load.tables),
+        sockets=sum(len(t.players) for t in load.tables),
+        setup_s=setup_s,
+        actions_per_s=load.actions / args.seconds,
+        changes_per_s=(versions1 - versions0) / args.seconds,
+        p50_ms=percentile(load.latencies, 0.50),
+        p99_ms=percentile(load.latencies, 0.99),
+        heard=len(load.latencies),
+        unheard=unheard,
+        probe_p50_ms=percentile(probes, 0.50),
+        probe_p99_ms=percentile(probes, 0.99),
+        server_cpu=100 * (cpu1 - cpu0) / args.seconds,
+        client_cpu=100 * (client1 - client0) / args.seconds,
+        rss_base_mb=rss_base,
+        rss_mb=rss,
+        errors=dict(load.errors),
+        wall=(wall, wall + args.seconds),
+    )
+
+
+def lock_figures(path: Path, wall: tuple[float, float]) -> tuple[float, float, float, float, float]:
+    """Writes/s and the write lock's wait and hold times (p50, p99, ms) in the window."""
+    rows = [[float(x) for x in line.split()] for line in path.read_text().splitlines()]
+    writes = [w for w in rows if len(w) == 3 and wall[0] <= w[0] <= wall[1]]
+    waits = [w[1] for w in writes]
+    holds = [w[2] for w in writes]
+    return (
+        len(writes) / (wall[1] - wall[0]),
+        percentile(waits, 0.5),
+        percentile(waits, 0.99),
+        percentile(holds, 0.5),
+        percentile(holds, 0.99),
+    )
+
+
+def line(f: Figures) -> str:
+    errors = ", ".join(f"{k} {v}" for k, v in sorted(f.errors.items())) or "none"
+    return (
+        f"{f.tables:5d} tables {f.sockets:5d} sockets | setup {f.setup_s:5.1f} s | "
+        f"{f.actions_per_s:6.0f} actions/s {f.changes_per_s:6.0f} changes/s | "
+        f"all seats heard p50 {f.p50_ms:7.1f} ms p99 {f.p99_ms:7.1f} ms "
+        f"(n={f.heard}, unheard {f.unheard}) | "
+        f"idle rt p50 {f.probe_p50_ms:6.1f} p99 {f.probe_p99_ms:6.1f} ms | "
+        f"server CPU {f.server_cpu:3.0f}% client CPU {f.client_cpu:3.0f}% | "
+        f"RSS {f.rss_base_mb:.0f} -> {f.rss_mb:.0f} MB = {f.kb_per_table:.0f} KB/table | "
+        f"errors: {errors}"
+    ) + lock_text(f.lock)
+
+
+def lock_text(lock: tuple[float, float, float, float, float] | None) -> str:
+    if lock is None:
+        return ""
+    return (
+        f" | {lock[0]:.0f} writes/s, write lock waited p50 {lock[1]:.1f} p99 {lock[2]:.1f} ms, "
+        f"held p50 {lock[3]:.2f} p99 {lock[4]:.2f} ms"
+    )
+
+
+def median_line(runs: list[Figures]) -> str:
+    def med(get: Callable[[Figures], float]) -> float:
+        return statistics.median(get(f) for f in runs)
+
+    return (
+        f"MEDIAN of {len(runs)}: {runs[0].tables} tables, {runs[0].sockets} sockets, "
+        f"{med(lambda f: f.actions_per_s):.0f} actions/s, "
+        f"{med(lambda f: f.changes_per_s):.0f} table changes/s, "
+        f"p50 {med(lambda f: f.p50_ms):.1f} ms, p99 {med(lambda f: f.p99_ms):.1f} ms, "
+        f"idle round trip p50 {med(lambda f: f.probe_p50_ms):.1f} ms "
+        f"p99 {med(lambda f: f.probe_p99_ms):.1f} ms, "
+        f"server CPU {med(lambda f: f.server_cpu):.0f}%, client CPU "
+        f"{med(lambda f: f.client_cpu):.0f}%, RSS {med(lambda f: f.rss_base_mb):.0f} -> "
+        f"{med(lambda f: f.rss_mb):.0f} MB, {med(lambda f: f.kb_per_table):.0f} KB/table, "
+        f"setup {med(lambda f: f.setup_s):.1f} s"
+    ) + lock_text(
+        tuple(statistics.median(f.lock[i] for f in runs if f.lock) for i in range(5))  # type: ignore[arg-type]
+        if all(f.lock for f in runs)
+        else None
+    )
+
+
+def think_range(text: str) -> tuple[float, float]:
+    if ":" in text:
+        low, high = (float(x) for x in text.split(":"))
+    else:
+        low = high = float(text)
+    if not 0 <= low <= high <= 60:
+        raise argparse.ArgumentTypeError("think times are LOW:HIGH seconds, 0..60")
+    return low, high
+
+
+def main() -> int:
+    if len(sys.argv) == 7 and sys.argv[1] == "--serve":
+        serve(int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), sys.argv[5], sys.argv[6])
+        return 0
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--kind", choices=("online", "computer"), default="online")
+    parser.add_argument("--tables", default="100,300,1000", help="sizes, e.g. 100,300,1000")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument(
+        "--think",
+        type=think_range,
+        default=(0.5, 1.5),
+        help="a person's think time, LOW:HIGH seconds (0: act at once)",
+    )
+    parser.add_argument("--pace", type=int, default=700, help="computer pace in ms (server)")
+    parser.add_argument("--level", default="normal", choices=("easy", "normal", "hard"))
+    parser.add_argument("--warmup", type=float, default=5.0)
+    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--profile", default="", help="a directory for py-spy's stacks")
+    parser.add_argument(
+        "--no-deflate",
+        action="store_true",
+        help="clients do not offer permessage-deflate (browsers do)",
+    )
+    parser.add_argument(
+        "--diagnose",
+        action="store_true",
+        help="time the server's SQLite write lock (waits and holds)",
+    )
+    parser.add_argument(
+        "--what-if",
+        default="",
+        choices=("", "one-hop"),
+        help="diagnosis: write log entries in one trip to a writer thread (not the server's "
+        "code: a patch of the store inside the child process)",
+    )
+    args = parser.parse_args()
+    sizes = [int(x) for x in args.tables.split(",")]
+    if not all(1 <= n <= 2000 for n in sizes) or not 1 <= args.runs <= 10:
+        parser.error("keep --tables within 1..2000 and --runs within 1..10")
+    if not 1 <= args.seconds <= 300:
+        parser.error("keep --seconds within 1..300")
+    think = "at once (max rate)" if args.think[1] <= 0 else f"{args.think[0]}-{args.think[1]} s"
+    store = f"; STORE REPLACED: {args.what_if}" if args.what_if else ""
+    store += "; no permessage-deflate" if args.no_deflate else ""
+    print(
+        f"{args.kind} tables; think {think}; computer pace {args.pace} ms, "
+        f"level {args.level}{store}; "
+        f"warm-up {args.warmup:.0f} s, window {args.seconds:.0f} s; {args.runs} runs per size; "
+        f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}",
+        flush=True,
+    )
+    for tables in sizes:
+        runs = []
+        for run in range(args.runs):
+            with tempfile.TemporaryDirectory() as tmp:
+                server = Server(args.pace, Path(tmp), diagnose=args.diagnose, what_if=args.what_if)
+                with server:
+                    figures = asyncio.run(one_run(args, server, tables, seed=run))
+                if server.diagnosis is not None:
+                    figures.lock = lock_figures(server.diagnosis, figures.wall)
+            runs.append(figures)
+            if server.unexpected:
+                print(f"  (the server logged {server.unexpected} 'unexpected error' closes)")
+            print(
+                f"  run {run + 1}: {line(figures)}; load avg {os.getloadavg()[0]:.2f}", flush=True
+            )
+        print(median_line(runs), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

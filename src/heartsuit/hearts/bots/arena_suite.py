@@ -1,0 +1,148 @@
+"""Named sets of arena comparisons, run one after another: ``heartsuit hearts arena --suite``.
+
+``issue9`` is every comparison issue 9 asks for: each level one-against-three against the level
+below it (``search`` is ``hard`` with its budget cut to 0.1 CPU s per decision), points per
+hand on duplicate deals; the 0.1 s search one-against-the-rest in whole matches to 100 (share
+of matches won, even being one seat's share) in the standard rules and in every other preset;
+and, from every comparison, how often each bot shoots the moon and lets another seat shoot.
+Each comparison keeps its own results file in the output directory, so a stopped suite goes on
+where it stopped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from heartsuit.hearts.bots.arena import run_arena
+from heartsuit.hearts.bots.arena_result import ArenaError, ArenaResult, Mode
+from heartsuit.hearts.rules import PRESET_NAMES, Rules
+
+__all__ = ["SUITES", "Comparison", "command", "run_suite", "suite", "suite_dict"]
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    name: str  # also the results file's name
+    question: str
+    bots: tuple[str, ...]
+    deals: int  # the default; a suite run can scale it
+    preset: str = "standard"
+    mode: Mode = "hands"
+
+    def rules(self) -> Rules:
+        return Rules.preset(self.preset)
+
+
+def _one_against(bot: str, others: str, preset: str = "standard") -> tuple[str, ...]:
+    return (bot, *[others] * (Rules.preset(preset).players - 1))
+
+
+SUITES: dict[str, tuple[Comparison, ...]] = {
+    "issue9": (
+        Comparison(
+            "search-vs-heuristic",
+            "hard at 0.1 s per decision against three heuristic players: points per hand",
+            _one_against("search", "heuristic"),
+            200,
+        ),
+        Comparison(
+            "hard-vs-normal",
+            "hard against three normal players: points per hand",
+            _one_against("hard", "normal"),
+            100,
+        ),
+        Comparison(
+            "normal-vs-easy",
+            "normal against three easy players: points per hand",
+            _one_against("normal", "easy"),
+            200,
+        ),
+        Comparison(
+            "easy-vs-random",
+            "easy against three random players: points per hand",
+            _one_against("easy", "random"),
+            500,
+        ),
+        *(
+            Comparison(
+                f"search-vs-heuristic-matches-{preset}",
+                f"hard at 0.1 s against heuristic players, whole matches to 100 ({preset}): "
+                "share of matches won",
+                _one_against("search", "heuristic", preset),
+                50 if preset == "standard" else 25,
+                preset,
+                "matches",
+            )
+            for preset in PRESET_NAMES
+        ),
+    ),
+}
+
+
+def command(comparison: Comparison, deals: int, seed: int, out_dir: str | None) -> str:
+    """The single ``heartsuit hearts arena`` command that runs ``comparison``."""
+    parts = [
+        "heartsuit hearts arena",
+        f"--bots {','.join(comparison.bots)}",
+        f"--hands {deals}",
+        f"--seed {seed}",
+    ]
+    if comparison.preset != "standard":
+        parts.append(f"--preset {comparison.preset}")
+    if comparison.mode != "hands":
+        parts.append(f"--mode {comparison.mode}")
+    if out_dir is not None:
+        parts.append(f"--out {Path(out_dir) / (comparison.name + '.jsonl')}")
+    return " ".join(parts)
+
+
+def suite(name: str) -> tuple[Comparison, ...]:
+    found = SUITES.get(name)
+    if found is None:
+        raise ArenaError(f"no suite called {name!r}; choose one of {', '.join(SUITES)}")
+    return found
+
+
+def run_suite(
+    name: str,
+    *,
+    out_dir: str | Path | None,
+    seed: int = 1,
+    scale: float = 1.0,
+    deals: int | None = None,
+    workers: int = 1,
+    progress: bool = False,
+    report: Callable[[Comparison, ArenaResult], None] | None = None,
+) -> list[tuple[Comparison, ArenaResult]]:
+    """Run every comparison of suite ``name`` (``deals`` each, or the default × ``scale``)."""
+    results = []
+    for comparison in suite(name):
+        count = deals if deals is not None else max(1, round(comparison.deals * scale))
+        out = None if out_dir is None else Path(out_dir) / f"{comparison.name}.jsonl"
+        result = run_arena(
+            comparison.bots,
+            deals=count,
+            seed=seed,
+            rules=comparison.rules(),
+            progress=progress,
+            mode=comparison.mode,
+            workers=workers,
+            out=out,
+        )
+        if report is not None:
+            report(comparison, result)
+        results.append((comparison, result))
+    return results
+
+
+def suite_dict(name: str, results: list[tuple[Comparison, ArenaResult]]) -> dict[str, Any]:
+    return {
+        "suite": name,
+        "comparisons": [
+            {"name": c.name, "question": c.question, "preset": c.preset, **r.to_dict()}
+            for c, r in results
+        ],
+    }

@@ -1,0 +1,86 @@
+"""What a rule set fixes once and for all, computed once per :class:`Rules` and shared.
+
+Inside a :class:`~heartsuit.hearts.game.Hand`, a card is held as its *position*: its index in
+``rules.deck()`` (for two packs, the first of the two identical cards, so equal cards are
+equal positions). Positions compare, sort and index tables without calling a Python-level
+``__eq__`` or ``__hash__``, which is where a hand spent most of its time. :func:`facts` builds
+the tables once per rule set (cached) from the rules' own functions
+(:meth:`Rules.card_points`, :meth:`Rules.total_points`, :func:`~heartsuit.hearts.deal.sort_key`),
+so the engine reads a table instead of re-deriving a rule, and cannot disagree with it. Cards
+leave a hand as the deck's own :class:`~heartsuit.cards.Card` values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from heartsuit.cards import Card, Suit
+from heartsuit.hearts.actions import Play
+from heartsuit.hearts.deal import sort_key
+from heartsuit.hearts.events import Played
+from heartsuit.hearts.rules import QUEEN_OF_SPADES, Rules
+
+__all__ = ["CLUBS", "HEARTS", "RulesFacts", "facts", "first_trick_penalty"]
+
+CLUBS, HEARTS = sort_key(Card(2, Suit.CLUBS))[0], sort_key(Card(2, Suit.HEARTS))[0]
+
+
+def first_trick_penalty(card: Card) -> bool:
+    """Hearts and Q♠: the cards the seed bars from the first trick."""
+    return card.suit is Suit.HEARTS or card == QUEEN_OF_SPADES
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class RulesFacts:
+    """Per-position tables of one rule set (a position indexes ``deck``)."""
+
+    deck: tuple[Card, ...]  # rules.deck(), in pack order
+    canon: tuple[int, ...]  # each position's first equal position (itself with one pack)
+    by_card: dict[Card, int]  # a card value's position
+    # id() of each deck card -> its position: a card that came from this deck is found without
+    # hashing it (the deck lives as long as these facts, so the ids stay its cards')
+    by_id: dict[int, int]
+    suit: tuple[int, ...]  # sort_key's suit order: CLUBS … HEARTS
+    rank: tuple[int, ...]
+    display: tuple[int, ...]  # sorting positions by this sorts their cards by sort_key
+    points: tuple[int, ...]  # rules.card_points
+    positive: tuple[int, ...]  # the same, 0 for the J♦ bonus: what counts toward the moon
+    barred_first: tuple[bool, ...]  # first_trick_penalty
+    breaks_hearts: tuple[bool, ...]  # a heart, or Q♠ when it breaks hearts too
+    total: int  # rules.total_points()
+    bonus: bool  # a card scores below 0 (the J♦), so positive points differ from points
+    # the Play action and the Played event of each (seat, position): values, made once
+    plays: tuple[tuple[Play, ...], ...]
+    played: tuple[tuple[Played, ...], ...]
+
+
+@lru_cache(maxsize=64)
+def facts(rules: Rules) -> RulesFacts:
+    deck = rules.deck()
+    by_card: dict[Card, int] = {}
+    for position, card in enumerate(deck):
+        by_card.setdefault(card, position)
+    keys = [sort_key(card) for card in deck]
+    points = tuple(rules.card_points(card) for card in deck)
+    queen_breaks = rules.hearts_broken_by == "heart_or_queen"
+    positions = range(len(deck))
+    return RulesFacts(
+        deck=deck,
+        canon=tuple(by_card[card] for card in deck),
+        by_card=by_card,
+        by_id={id(card): by_card[card] for card in deck},
+        suit=tuple(suit for suit, _ in keys),
+        rank=tuple(card.rank for card in deck),
+        display=tuple(suit * 16 + rank for suit, rank in keys),
+        points=points,
+        positive=tuple(max(p, 0) for p in points),
+        barred_first=tuple(map(first_trick_penalty, deck)),
+        breaks_hearts=tuple(
+            card.suit is Suit.HEARTS or (queen_breaks and card == QUEEN_OF_SPADES) for card in deck
+        ),
+        total=rules.total_points(),
+        bonus=any(p < 0 for p in points),
+        plays=tuple(tuple(Play(s, deck[p]) for p in positions) for s in range(rules.players)),
+        played=tuple(tuple(Played(s, deck[p]) for p in positions) for s in range(rules.players)),
+    )
