@@ -113,11 +113,13 @@ def main() -> None:
             for i in range(runs):
                 profile = tmp / f"cold-{i}"
                 ctx = pw.chromium.launch_persistent_context(
-                    str(profile), executable_path=CHROMIUM, headless=True, args=ARGS)
+                    str(profile), executable_path=CHROMIUM, headless=True, args=ARGS,
+                    bypass_csp=True)  # wait_for_function evaluates a string
                 cold.append(first_frame(ctx, base))
                 ctx.close()
             ctx = pw.chromium.launch_persistent_context(
-                str(tmp / "warm"), executable_path=CHROMIUM, headless=True, args=ARGS)
+                str(tmp / "warm"), executable_path=CHROMIUM, headless=True, args=ARGS,
+                    bypass_csp=True)  # wait_for_function evaluates a string
             first_frame(ctx, base)  # fill the cache
             warm = [first_frame(ctx, base) for _ in range(runs)]
             ctx.close()
