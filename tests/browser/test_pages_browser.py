@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from tests.browser import axe
 from tests.browser.conftest import ServerProcess, screenshot
 from tests.browser.helpers import GAME, info, open_game, tap
 
@@ -129,3 +130,15 @@ def test_every_header_link_is_in_view_on_a_phone(
     )
     assert len(right_edges) == 5
     assert max(right_edges) <= width
+
+
+@pytest.mark.parametrize("lang", ["id", "en"])
+@pytest.mark.parametrize("name", PAGES)
+def test_each_page_passes_axe(page: Any, server: ServerProcess, name: str, lang: str) -> None:
+    """axe-core finds nothing on each page as it first draws, in both languages, on a phone."""
+    path, ready = PAGES[name]
+    page.set_viewport_size({"width": 360, "height": 740})
+    page.goto(server.url + path + ("&" if "?" in path else "?") + f"lang={lang}")
+    page.wait_for_selector(ready)
+    page.wait_for_timeout(250)
+    axe.check(page, f"{name} as first drawn, {lang}")
