@@ -75,7 +75,17 @@ def serve(port: int, db: str, pace_ms: int, diagnose: str, what_if: str) -> None
         time_the_write_lock(diagnose)
     if what_if:
         try_store(what_if, db)
-    settings = Settings(database_url=sqlite_url(db), port=port, hearts_pace_ms=pace_ms)
+    # every simulated person comes from 127.0.0.1: lift the per-address limits, which would
+    # otherwise (rightly) refuse thousands of sockets and tables from one address
+    many = 1_000_000
+    settings = Settings(
+        database_url=sqlite_url(db),
+        port=port,
+        hearts_pace_ms=pace_ms,
+        max_connections_per_address=many,
+        hellos_per_minute=many,
+        new_games_per_minute=many,
+    )
     uvicorn.run(
         create_app(settings),
         host="127.0.0.1",
