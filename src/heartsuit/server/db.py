@@ -14,11 +14,14 @@ declaration, is what creates them, and a test holds the two together.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+import contextlib
+from collections.abc import AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import MetaData, event
+from sqlalchemy import Executable, MetaData, event
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from heartsuit.server import migrations
@@ -39,6 +42,69 @@ class MoveConflict(StoreError):
     the caller's copy of the game is stale."""
 
 
+@dataclass(frozen=True)
+class Step:
+    """One statement of a :meth:`Database.write`, with its parameter rows (none: skipped).
+
+    Keep each ``statement`` a module-level constant: writes whose steps are the same
+    statements, in the same order, are written together with one ``executemany`` per step.
+    """
+
+    statement: Executable
+    rows: Sequence[Mapping[str, Any]]
+
+
+@dataclass(eq=False)
+class _Write:
+    steps: tuple[Step, ...]
+    done: asyncio.Future[None]
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(id(step.statement) for step in self.steps if step.rows)
+
+
+async def _run(conn: AsyncConnection, steps: Sequence[Step]) -> None:
+    for step in steps:
+        if step.rows:
+            await conn.execute(step.statement, list(step.rows))
+
+
+async def _run_many(conn: AsyncConnection, group: list[_Write]) -> None:
+    """Writes of one shape: each step once, with the rows of every write in their order."""
+    steps = [step for step in group[0].steps if step.rows]
+    for index, step in enumerate(steps):
+        rows = [row for write in group for row in _nonempty(write.steps)[index].rows]
+        await conn.execute(step.statement, rows)
+
+
+def _nonempty(steps: Sequence[Step]) -> list[Step]:
+    return [step for step in steps if step.rows]
+
+
+def _same_shape(batch: list[_Write]) -> list[list[_Write]]:
+    """The batch cut into runs of consecutive writes of the same shape (so that no write's
+    steps run out of their order)."""
+    groups: list[list[_Write]] = []
+    for write in batch:
+        if groups and groups[-1][0].shape == write.shape:
+            groups[-1].append(write)
+        else:
+            groups.append([write])
+    return groups
+
+
+def _settle(done: asyncio.Future[None], error: BaseException | None) -> None:
+    if done.done():
+        return
+    if error is None:
+        done.set_result(None)
+    elif isinstance(error, Exception):
+        done.set_exception(error)
+    else:
+        done.set_exception(StoreError(f"the write was interrupted: {error!r}"))
+
+
 class Database:
     """An async engine on ``url``, migrated to the newest schema on :meth:`open`."""
 
@@ -47,6 +113,10 @@ class Database:
         self._echo = echo
         self._engine: AsyncEngine | None = None
         self._write_lock: asyncio.Lock | None = None
+        #: writes waiting for the next batch, and the task writing batches
+        self._pending: list[_Write] = []
+        self._flusher: asyncio.Task[None] | None = None
+        self._writer_conn: AsyncConnection | None = None
 
     @property
     def is_sqlite(self) -> bool:
@@ -71,6 +141,9 @@ class Database:
         engine = self._create_engine()
         if self.is_sqlite:
             event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+            # the driver's own transaction handling breaks SAVEPOINT (it would commit a batch
+            # piecemeal): it opens none of its own, and each transaction is an explicit BEGIN
+            event.listen(engine.sync_engine, "begin", _sqlite_begin_app)
             # SQLite has one writer at a time: queue this process's writers here, in the event
             # loop, rather than in SQLite's busy handler (and so that a transaction that reads
             # before it writes can never find its snapshot overtaken)
@@ -78,6 +151,12 @@ class Database:
         self._engine = engine
 
     async def close(self) -> None:
+        if self._flusher is not None:
+            # let the writes already asked for finish
+            await asyncio.shield(self._flusher)
+        if self._writer_conn is not None:
+            await self._writer_conn.close()
+            self._writer_conn = None
         if self._engine is not None:
             await self._engine.dispose()
             self._engine = None
@@ -96,8 +175,89 @@ class Database:
             async with engine.begin() as conn:
                 yield conn
             return
-        async with self._write_lock, engine.begin() as conn:
+        async with self._write_lock, self._writer(engine) as conn:
             yield conn
+
+    async def write(self, *steps: Step) -> None:
+        """Run ``steps`` in order as one atomic write, committed before this returns.
+
+        This is the path for the writes behind every accepted move: on SQLite, writes that
+        arrive together are committed together (group commit). While one batch is being
+        written, the next ones queue; the next batch then runs each step of its writes as one
+        ``executemany`` (writes of the same shape, in their order) in one transaction, so a
+        hundred waiting moves cost a few round trips to the database and one commit instead of
+        a few hundred and a hundred. Each caller returns only once its batch is committed, so
+        a move is on disk before anyone is told of it. If a write of the batch breaks a
+        constraint (a second writer of a log entry), the batch is rolled back and written again
+        with each write in a SAVEPOINT of its own: that write raises, the others are
+        committed. If the commit fails, every write of the batch raises.
+
+        On PostgreSQL (many processes, a pool of connections) each write is a transaction of
+        its own; the server batches concurrent commits itself.
+        """
+        engine = self.engine
+        if self._write_lock is None:
+            async with engine.begin() as conn:
+                await _run(conn, steps)
+            return
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._pending.append(_Write(steps, done))
+        if self._flusher is None or self._flusher.done():
+            self._flusher = asyncio.create_task(self._flush(engine))
+        await done
+
+    async def _flush(self, engine: AsyncEngine) -> None:
+        assert self._write_lock is not None
+        while self._pending:
+            async with self._write_lock:
+                batch, self._pending = self._pending, []
+                await self._write_batch(engine, batch)
+
+    async def _write_batch(self, engine: AsyncEngine, batch: list[_Write]) -> None:
+        try:
+            try:
+                async with self._writer(engine) as conn:
+                    for group in _same_shape(batch):
+                        await _run_many(conn, group)
+            except IntegrityError:
+                # someone's write is refused: find whose, and commit the others
+                async with self._writer(engine) as conn:
+                    for write in batch:
+                        try:
+                            async with conn.begin_nested():
+                                await _run(conn, write.steps)
+                        except IntegrityError as exc:
+                            _settle(write.done, exc)
+        except BaseException as exc:
+            for write in batch:
+                _settle(write.done, exc)
+            if not isinstance(exc, Exception):
+                raise
+        else:
+            for write in batch:
+                _settle(write.done, None)
+
+    @asynccontextmanager
+    async def _writer(self, engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
+        """A SQLite write transaction that takes the write lock at its start, on the one
+        connection this process writes through (kept open: no pool checkout and reset per
+        write). Call it holding the write lock."""
+        conn = self._writer_conn
+        if conn is None:
+            conn = await engine.connect()
+            await conn.execution_options(heartsuit_writer=True)
+            self._writer_conn = conn
+        try:
+            async with conn.begin():
+                yield conn
+        except BaseException:
+            # whatever went wrong (a refused statement, a failed commit, a broken connection),
+            # the next write starts on a fresh connection: closing this one rolls back
+            # anything its failure left open
+            self._writer_conn = None
+            with contextlib.suppress(Exception):
+                await conn.close()
+            raise
 
     def _create_engine(self) -> AsyncEngine:
         return create_async_engine(
@@ -128,6 +288,8 @@ class Database:
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    # the driver must not open transactions of its own: _sqlite_begin_app does
+    dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
     # WAL lets the statistics page read while a move is being written; foreign keys keep the log
     # tied to real games. synchronous stays FULL (the default): a move is on disk, not only in
@@ -149,3 +311,10 @@ def _sqlite_migration_pragmas(dbapi_connection: Any, _record: Any) -> None:
 
 def _sqlite_begin(conn: Any) -> None:
     conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def _sqlite_begin_app(conn: Any) -> None:
+    # readers take a snapshot; a writer takes SQLite's write lock at once (in-process writers
+    # queue in the event loop first), so no other process can overtake what it reads
+    writer = conn.get_execution_options().get("heartsuit_writer", False)
+    conn.exec_driver_sql("BEGIN IMMEDIATE" if writer else "BEGIN")

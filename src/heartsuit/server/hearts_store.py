@@ -23,13 +23,14 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    bindparam,
     insert,
     select,
     update,
 )
 from sqlalchemy.exc import IntegrityError
 
-from heartsuit.server.db import Database, StoreError, metadata
+from heartsuit.server.db import Database, Step, StoreError, metadata
 from heartsuit.server.hearts_tables import LogEntry, SeatRecord, TableRecord
 
 tables = Table(
@@ -131,6 +132,30 @@ def _entry_row(table_id: str, entry: LogEntry) -> dict[str, Any]:
     }
 
 
+# the statements of an append (constants, so that appends that arrive together are written
+# with one executemany each: see Database.write)
+_LOG_ENTRY = insert(events)
+_TABLE_SUMMARY = (
+    update(tables)
+    .where(tables.c.id == bindparam("b_id"))
+    .values(status=bindparam("b_status"), version=bindparam("b_version"))
+)
+_SEAT_ROW = (
+    update(seats)
+    .where(seats.c.table_id == bindparam("b_table_id"), seats.c.seat == bindparam("b_seat"))
+    .values(
+        kind=bindparam("b_kind"),
+        name=bindparam("b_name"),
+        level=bindparam("b_level"),
+        token_hash=bindparam("b_token_hash"),
+    )
+)
+
+
+def _seat_params(table_id: str, seat: SeatRecord) -> dict[str, Any]:
+    return {f"b_{key}": value for key, value in _seat_row(table_id, seat).items()}
+
+
 class SqlTableStore:
     """:class:`TableStore` on the site's :class:`~heartsuit.server.db.Database`."""
 
@@ -187,19 +212,14 @@ class SqlTableStore:
         if table.version != entry.seq + 1:
             raise StoreError(f"the row of {table.id} does not follow entry {entry.seq}")
         try:
-            async with self.db.writing() as conn:
-                await conn.execute(insert(events).values(**_entry_row(table.id, entry)))
-                await conn.execute(
-                    update(tables)
-                    .where(tables.c.id == table.id)
-                    .values(status=table.status, version=table.version)
-                )
-                for seat in seat_rows:
-                    await conn.execute(
-                        update(seats)
-                        .where(seats.c.table_id == table.id, seats.c.seat == seat.seat)
-                        .values(**_seat_row(table.id, seat))
-                    )
+            await self.db.write(
+                Step(_LOG_ENTRY, [_entry_row(table.id, entry)]),
+                Step(
+                    _TABLE_SUMMARY,
+                    [{"b_id": table.id, "b_status": table.status, "b_version": table.version}],
+                ),
+                Step(_SEAT_ROW, [_seat_params(table.id, seat) for seat in seat_rows]),
+            )
         except IntegrityError as exc:
             raise EntryConflict(f"entry {entry.seq} of table {table.id} is already logged") from exc
 

@@ -1,0 +1,218 @@
+"""``Database.write``: group commit on SQLite, one transaction per write on PostgreSQL.
+
+Writes that arrive together share a transaction (fewer commits than writes), each caller returns
+only after its write is committed, a write that breaks a constraint fails alone while the rest
+of its batch is kept, a failed commit fails every write of its batch and keeps none, and steps
+of one write keep their order. The same checks run on PostgreSQL when
+``HEARTSUIT_TEST_POSTGRES`` is set (there each write is its own transaction).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sqlalchemy import (
+    Column,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    bindparam,
+    event,
+    insert,
+    select,
+    update,
+)
+from sqlalchemy.exc import IntegrityError
+
+from heartsuit.server.db import Database, Step, StoreError
+from heartsuit.server.settings import sqlite_url
+
+POSTGRES_URL = os.environ.get("HEARTSUIT_TEST_POSTGRES", "")
+
+# a table of the test's own (the migrations do not know it): created on the open database
+_meta = MetaData()
+items = Table(
+    "test_db_items",
+    _meta,
+    Column("id", String(40), primary_key=True),
+    Column("value", Integer, nullable=False),
+)
+ADD = insert(items)
+SET = update(items).where(items.c.id == bindparam("b_id")).values(value=bindparam("b_value"))
+
+
+def run(url: str, check: Callable[[Database], Awaitable[None]]) -> None:
+    async def main() -> None:
+        db = Database(url)
+        await db.open()
+        try:
+            async with db.writing() as conn:
+                await conn.run_sync(_meta.create_all)
+            await check(db)
+        finally:
+            await db.close()
+
+    asyncio.run(main())
+
+
+def urls(tmp_path: Path) -> list[str]:
+    found = [sqlite_url(tmp_path / "db.sqlite3")]
+    if POSTGRES_URL:
+        found.append(POSTGRES_URL)
+    return found
+
+
+def fresh() -> str:
+    return f"item-{secrets.token_hex(6)}"
+
+
+async def values(db: Database, ids: list[str]) -> dict[str, int]:
+    async with db.reading() as conn:
+        rows = await conn.execute(select(items).where(items.c.id.in_(ids)))
+        return {row.id: row.value for row in rows}
+
+
+def test_concurrent_writes_share_commits_and_are_all_kept(tmp_path: Path) -> None:
+    commits = 0
+
+    async def check(db: Database) -> None:
+        nonlocal commits
+
+        def count(_conn: object) -> None:
+            nonlocal commits
+            commits += 1
+
+        event.listen(db.engine.sync_engine, "commit", count)
+        ids = [fresh() for _ in range(200)]
+        await asyncio.gather(*(db.write(Step(ADD, [{"id": i, "value": 1}])) for i in ids))
+        assert await values(db, ids) == {i: 1 for i in ids}
+        if db.is_sqlite:
+            # 200 writes asked for at once: far fewer commits than writes
+            assert 1 <= commits <= 20, commits
+
+    run(sqlite_url(tmp_path / "db.sqlite3"), check)
+
+
+def test_a_caller_returns_only_after_its_write_is_committed(tmp_path: Path) -> None:
+    for url in urls(tmp_path):
+
+        async def check(db: Database) -> None:
+            ids = [fresh() for _ in range(30)]
+
+            async def one(item: str) -> None:
+                await db.write(Step(ADD, [{"id": item, "value": 7}]))
+                # another connection sees it the moment the caller goes on
+                assert await values(db, [item]) == {item: 7}
+
+            await asyncio.gather(*(one(i) for i in ids))
+
+        run(url, check)
+
+
+def test_a_conflicting_write_fails_alone(tmp_path: Path) -> None:
+    for url in urls(tmp_path):
+
+        async def check(db: Database) -> None:
+            taken = fresh()
+            await db.write(Step(ADD, [{"id": taken, "value": 1}]))
+            ids = [fresh() for _ in range(20)]
+            writes = [db.write(Step(ADD, [{"id": i, "value": 2}])) for i in ids[:10]]
+            # the same id again, and a write whose second row conflicts (all of it must go)
+            writes.append(db.write(Step(ADD, [{"id": taken, "value": 3}])))
+            half = fresh()
+            writes.append(
+                db.write(
+                    Step(ADD, [{"id": half, "value": 4}]), Step(ADD, [{"id": taken, "value": 5}])
+                )
+            )
+            writes += [db.write(Step(ADD, [{"id": i, "value": 2}])) for i in ids[10:]]
+            results = await asyncio.gather(*writes, return_exceptions=True)
+            failed = [r for r in results if isinstance(r, BaseException)]
+            assert len(failed) == 2 and all(isinstance(r, IntegrityError) for r in failed)
+            assert await values(db, ids) == {i: 2 for i in ids}
+            assert await values(db, [taken, half]) == {taken: 1}
+
+        run(url, check)
+
+
+def test_a_failed_commit_fails_every_write_of_the_batch_and_keeps_none(tmp_path: Path) -> None:
+    async def check(db: Database) -> None:
+        failing = True
+
+        def refuse(_conn: object) -> None:
+            if failing:
+                raise RuntimeError("the disk is full")
+
+        event.listen(db.engine.sync_engine, "commit", refuse)
+        ids = [fresh() for _ in range(10)]
+        results = await asyncio.gather(
+            *(db.write(Step(ADD, [{"id": i, "value": 1}])) for i in ids), return_exceptions=True
+        )
+        assert all(isinstance(r, Exception) for r in results), results
+        failing = False
+        assert await values(db, ids) == {}
+        # and the store goes on working
+        await db.write(Step(ADD, [{"id": ids[0], "value": 9}]))
+        assert await values(db, ids) == {ids[0]: 9}
+
+    run(sqlite_url(tmp_path / "db.sqlite3"), check)
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 9), min_size=1, max_size=4), min_size=1, max_size=25))
+def test_each_writes_steps_keep_their_order(plan: list[list[int]]) -> None:
+    """Writes of mixed shapes, asked for at once: the final values are those of applying each
+    write's steps in order, the writes in the order they were asked for."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+
+        async def check(db: Database) -> None:
+            key = fresh()
+            await db.write(Step(ADD, [{"id": key, "value": -1}]))
+            await asyncio.gather(
+                *(
+                    db.write(*(Step(SET, [{"b_id": key, "b_value": v}]) for v in steps))
+                    for steps in plan
+                )
+            )
+            assert await values(db, [key]) == {key: plan[-1][-1]}
+
+        run(sqlite_url(Path(tmp) / "db.sqlite3"), check)
+
+
+def test_writing_blocks_and_batched_writes_do_not_overtake_each_other(tmp_path: Path) -> None:
+    async def check(db: Database) -> None:
+        key = fresh()
+        await db.write(Step(ADD, [{"id": key, "value": 0}]))
+
+        async def bump_in_block() -> None:
+            async with db.writing() as conn:
+                value = (
+                    await conn.execute(select(items.c.value).where(items.c.id == key))
+                ).scalar()
+                await asyncio.sleep(0)
+                await conn.execute(SET, {"b_id": key, "b_value": int(value or 0) + 1})
+
+        await asyncio.gather(*(bump_in_block() for _ in range(20)))
+        assert await values(db, [key]) == {key: 20}
+
+    for url in [sqlite_url(tmp_path / "db.sqlite3")]:
+        run(url, check)
+
+
+def test_a_closed_database_refuses_writes(tmp_path: Path) -> None:
+    async def main() -> None:
+        db = Database(sqlite_url(tmp_path / "db.sqlite3"))
+        with pytest.raises(StoreError):
+            await db.write(Step(ADD, [{"id": "x", "value": 1}]))
+
+    asyncio.run(main())
