@@ -37,6 +37,7 @@ from heartsuit.server.hearts_store import SqlTableStore
 from heartsuit.server.limits import site_limits
 from heartsuit.server.players import PLAYER_ID, PlayerService
 from heartsuit.server.players_store import SqlPlayersStore
+from heartsuit.server.redis_bus import RedisBus
 from heartsuit.server.service import GameService
 from heartsuit.server.settings import Settings, allowed_hosts, allowed_origins
 from heartsuit.server.solitaire_endpoint import SolitaireEndpoint
@@ -66,6 +67,9 @@ def create_app(
     """The site as an ASGI app. ``analyse`` (the solver) defaults to the engine's solver."""
     settings = settings or Settings.from_env()
     db = database or Database(settings.database_url, echo=settings.echo_sql)
+    redis_bus: RedisBus | None = None
+    if bus is None and settings.redis_url:
+        bus = redis_bus = RedisBus(settings.redis_url)
     bus = bus if bus is not None else LocalBus()
     players = PlayerService(SqlPlayersStore(db), bus=bus, clock=clock)
     solitaire = SolitaireService(
@@ -105,12 +109,16 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await db.open()
+        if redis_bus is not None:
+            await redis_bus.start()
         try:
             # tables under way when the server stopped go on: their computers play again
             await hearts.start()
             yield
         finally:
             await hearts.stop()
+            if redis_bus is not None:
+                await redis_bus.close()
             await db.close()
 
     async def healthz(request: Request) -> Response:

@@ -45,6 +45,9 @@ class Settings:
     """Everything a server needs to know before it starts."""
 
     database_url: str = sqlite_url(DEFAULT_DB_FILE)
+    #: Redis for the bus between several processes (``REDIS_URL``); empty: one process,
+    #: the in-process bus
+    redis_url: str = ""
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
     max_frame_bytes: int = MAX_FRAME_BYTES
@@ -99,6 +102,8 @@ class Settings:
         for origin in self.origins:
             if "://" not in origin or origin.endswith("/"):
                 raise SettingsError(f"{origin!r} is not an origin (e.g. https://example.org)")
+        if self.redis_url and not self.redis_url.startswith(("redis://", "rediss://", "unix://")):
+            raise SettingsError(f"REDIS_URL must be a redis:// URL, not {self.redis_url!r}")
         if "://" not in self.database_url:
             raise SettingsError(
                 f"{self.database_url!r} is not a database URL (e.g. sqlite+aiosqlite:///x.db)"
@@ -125,6 +130,7 @@ class Settings:
             url = sqlite_url(path)
         settings = cls(
             database_url=url,
+            redis_url=env.get("REDIS_URL", "").strip(),
             hearts_pace_ms=_env_ms(env, "HEARTSUIT_HEARTS_PACE_MS", DEFAULT_HEARTS_PACE_MS),
             hearts_grace_ms=_env_ms(env, "HEARTSUIT_HEARTS_GRACE_MS", DEFAULT_HEARTS_GRACE_MS),
         )
