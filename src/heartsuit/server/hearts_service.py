@@ -139,9 +139,11 @@ class HeartsService:
         self._kick(live.record.id)
         return Created(live, plan.tokens)
 
-    async def table(self, table_id: str) -> LiveTable:
+    async def table(self, table_id: str, *, at_least: int = 0) -> LiveTable:
+        """The table, at version ``at_least`` or later: a notice from another process says
+        the log has grown past this process's copy, which then catches up from the log."""
         async with self._lock(table_id):
-            return await self._load(table_id)
+            return await self._load(table_id, at_least=at_least)
 
     async def by_invite(self, text: str) -> LiveTable:
         invite = normalize_invite(text) if isinstance(text, str) else None
@@ -362,9 +364,14 @@ class HeartsService:
                     # passes are simultaneous: every computer passes at once; plays one by one
                     if live.match is not None and live.match.hand.phase.value == "play":
                         seats = seats[:1]
-                    for seat in seats:
-                        action = await self._choose(live, seat)
-                        await self._append(live, "action", action.to_dict())
+                    try:
+                        for seat in seats:
+                            action = await self._choose(live, seat)
+                            await self._append(live, "action", action.to_dict())
+                    except EntryConflict:
+                        # another process logged this turn first (it runs this table's
+                        # computers too): catch up from the log and look again
+                        continue
                 await self._announce(live)
         except asyncio.CancelledError:
             raise
@@ -414,9 +421,9 @@ class HeartsService:
         else:
             self._live.pop(table_id, None)
 
-    async def _load(self, table_id: str) -> LiveTable:
+    async def _load(self, table_id: str, *, at_least: int = 0) -> LiveTable:
         live = self._live.get(table_id)
-        if live is None:
+        if live is None or live.version < at_least:
             found = await self.store.get_table(table_id)
             if found is None:
                 raise HeartsError(ErrorCode.UNKNOWN_TABLE, "there is no such table")

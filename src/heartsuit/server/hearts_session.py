@@ -230,7 +230,7 @@ class HeartsSession:
                 if held is None or (notice.version <= held.seen and not notice.presence):
                     return
                 try:
-                    live = await self.service.table(table_id)
+                    live = await self.service.table(table_id, at_least=notice.version)
                 except HeartsError:
                     return
                 await self._push(live)
