@@ -81,6 +81,7 @@ def sheet(match: Match) -> Sheet:
         hands=[list(line.points) for line in lines],
         totals=[list(line.totals) for line in lines],
         shooters=[line.shooter for line in lines],
+        moons=[line.moon for line in lines],
     )
 
 
