@@ -566,3 +566,14 @@ def test_the_shooter_chooses_how_the_moon_scores_and_everyone_sees_it(site: Site
         assert chosen["public"]["hand_number"] == 1 and chosen["view"] is None
         _, _, log = table_log(site.db_path, device.table)
         assert log[-1].data == {"type": "moon", "seat": SHOOTER, "choice": "self_minus_26"}
+
+
+def test_a_person_who_gives_no_name_is_stored_unnamed(site: Site) -> None:
+    # each page then says "you" only on the screen that plays the seat ("Seat 1" elsewhere)
+    with ExitStack() as stack:
+        me = seat(site, stack)
+        me.create(mode="online")
+        assert me.state["table"]["seats"][0]["name"] == ""
+        device = seat(site, stack)
+        device.create(mode="hotseat", seats=[{"kind": "human"}, {"kind": "human"}])
+        assert [s["name"] for s in device.state["table"]["seats"][:2]] == ["You", "You 2"]

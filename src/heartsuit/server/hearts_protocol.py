@@ -218,6 +218,8 @@ class Sheet(_Out):
     shooters: list[int | None]
     #: how each hand's moon was scored ("others_plus_26" / "self_minus_26"), None without one
     moons: list[str | None] = Field(default_factory=list)
+    #: what a moon is worth under these rules (26; 52 with two packs; more with spade penalties)
+    moon_points: int = 26
 
 
 class Over(_Out):

@@ -14,6 +14,9 @@ import {
   cardLabel,
   eventTexts,
   infoText,
+  isMe,
+  moonChoiceText,
+  moonPoints,
   mySeat,
   nameWithMark,
   passText,
@@ -46,6 +49,7 @@ const el = {
   trickNote: $("trick-note"),
   me: $("me"),
   prompt: $("prompt"),
+  moon: $("moon"),
   reason: $("reason"),
   hand: $("hand"),
   pass: $("pass"),
@@ -208,7 +212,7 @@ function draw(next) {
   render();
   announce(previous, next, events);
   const done = events.find((e) => e.type === "hand_done");
-  if (done) showBanner(next, done);
+  if (done) showBanner(next, done, events.find((e) => e.type === "moon_chosen"));
 }
 
 function announce(previous, next, events) {
@@ -219,9 +223,13 @@ function announce(previous, next, events) {
   if (lines.length) el.live.textContent = lines.join(". ");
 }
 
-function showBanner(next, event) {
+function showBanner(next, event, chosen) {
   const parts = [];
   if (event.shooter !== null && event.shooter !== undefined) parts.push(`☾ ${t("hearts.ev.moon", { name: seatName(next, event.shooter) })}`);
+  if (chosen) {
+    const choice = moonChoiceText(next, chosen.choice);
+    parts.push(isMe(next, chosen.seat) ? `${t("hearts.ev.moon_chosen_you", { choice })}.` : `${t("hearts.ev.moon_chosen", { name: seatName(next, chosen.seat), choice })}.`);
+  }
   const points = (event.points || []).map((p, seat) => `${seatName(next, seat)} ${p > 0 ? "+" : ""}${p}`);
   parts.push(t("hearts.banner.hand", { n: event.hand_number + 1, points: points.join(", ") }));
   el.banner.querySelector("[data-banner-text]").textContent = parts.join(" ");
@@ -374,6 +382,7 @@ function renderHand() {
   el.pass.hidden = true;
   el.prompt.textContent = "";
   el.hand.classList.remove("passing");
+  renderMoon();
   if (!view) return;
   const passing = view.phase === "pass" && view.must_pass;
   const myTurn = view.phase === "play" && view.to_play === view.seat;
@@ -423,6 +432,30 @@ function renderHand() {
   } else if (myTurn) {
     el.prompt.textContent = t("hearts.prompt.play");
   }
+}
+
+/** The shooter's choice of how the moon scores (only on the shooter's own screen). */
+function renderMoon() {
+  const s = state;
+  const view = s.view;
+  const asked = Boolean(view && view.phase === "moon" && view.shooter === view.seat && s.awaiting.includes(view.seat));
+  const wasHidden = el.moon.hidden;
+  el.moon.hidden = !asked;
+  if (!asked) return;
+  const n = moonPoints(s);
+  const me = view.seat;
+  for (const button of el.moon.querySelectorAll("[data-moon-choice]")) {
+    const choice = button.dataset.moonChoice;
+    const points = view.moon_options[choice] || [];
+    const rules = view.rules;
+    // the engine's exactly-100 reset: a total landing on the target drops to half of it
+    const add = (before, seat) => before + (points[seat] || 0);
+    const totals = view.scores.map(add).map((total) => (rules.exactly_100_reset && total === rules.target ? Math.floor(rules.target / 2) : total));
+    const other = Math.min(...totals.filter((_, seat) => seat !== me));
+    button.querySelector(".ht-moon-main").textContent = t(choice === "self_minus_26" ? "hearts.moon.self" : "hearts.moon.others", { n });
+    button.querySelector(".ht-moon-after").textContent = t("hearts.moon.after", { you: totals[me], other });
+  }
+  if (wasHidden) el.moon.querySelector("[data-moon-choice]").focus();
 }
 
 function updatePassButton() {
@@ -538,6 +571,10 @@ el.hand.addEventListener("keydown", (event) => {
   cards[next].tabIndex = 0;
   cards[next].focus();
   focusCard = cards[next].dataset.card;
+});
+el.moon.addEventListener("click", (event) => {
+  const button = event.target.closest("[data-moon-choice]");
+  if (button && state && state.view && state.view.phase === "moon") send({ type: "hearts.moon", choice: button.dataset.moonChoice });
 });
 el.pass.addEventListener("click", () => {
   if (selected.size === state.view.rules.pass_count) send({ type: "hearts.pass", cards: [...selected] });
