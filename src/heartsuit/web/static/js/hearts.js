@@ -64,6 +64,8 @@ const el = {
 };
 // a finished trick stays in view this long before the next pushed state is drawn
 const TRICK_PAUSE_MS = 1100;
+// the narrowest strip of an overlapped hand card still easy to tap; below it the hand wraps
+const CARD_STRIP_PX = 18;
 
 let state = null; // the state drawn now
 let shown = 0; // states drawn, exposed as data-seq for tests
@@ -393,7 +395,18 @@ function renderHand() {
   const passedOut = view.phase === "pass" && !view.must_pass ? new Set(view.passed || []) : new Set();
   el.hand.style.setProperty("--n", String(view.hand.length));
   el.hand.classList.toggle("passing", passing);
-  for (const code of view.hand) {
+  const rows = handRows(view.hand.length);
+  const perRow = Math.ceil(view.hand.length / rows);
+  el.hand.classList.toggle("rows", rows > 1);
+  el.hand.dataset.rows = String(rows);
+  let row = el.hand;
+  view.hand.forEach((code, index) => {
+    if (rows > 1 && index % perRow === 0) {
+      row = document.createElement("div");
+      row.className = "ht-hand-row";
+      row.style.setProperty("--n", String(Math.min(perRow, view.hand.length - index)));
+      el.hand.append(row);
+    }
     const labelParts = [cardLabel(code)];
     const card = cardElement(code, { button: true });
     if (received.has(code)) {
@@ -417,10 +430,10 @@ function renderHand() {
     }
     card.setAttribute("aria-label", labelParts.join(", "));
     card.tabIndex = -1;
-    el.hand.append(card);
-  }
+    row.append(card);
+  });
   // one tab stop for the whole hand; arrows move inside it
-  const cards = [...el.hand.children];
+  const cards = [...el.hand.querySelectorAll("[data-card]")];
   const keep = cards.find((c) => c.dataset.card === focusCard) || cards.find((c) => c.classList.contains("legal")) || cards[0];
   if (keep) keep.tabIndex = 0;
   if (hadFocus && keep) keep.focus();
@@ -457,6 +470,26 @@ function renderMoon() {
   }
   if (wasHidden) el.moon.querySelector("[data-moon-choice]").focus();
 }
+
+/** How many rows the hand needs so that every overlapped card shows a strip to tap. */
+function handRows(count) {
+  const width = el.hand.clientWidth;
+  // a card's width is the stylesheet's (--cw, which depends on the window): measured
+  const probe = document.createElement("span");
+  probe.style.cssText = "position:absolute;visibility:hidden;width:var(--cw)";
+  el.hand.append(probe);
+  const card = probe.getBoundingClientRect().width;
+  probe.remove();
+  if (!width || !card || count < 2) return 1;
+  const fits = Math.max(1, Math.floor((width - card) / CARD_STRIP_PX) + 1);
+  return Math.min(4, Math.ceil(count / fits));
+}
+
+// a change of width (a turned phone, zoom) redraws the hand when it needs other rows
+new ResizeObserver(() => {
+  if (!state || !state.view || !el.hand.childElementCount) return;
+  if (handRows(state.view.hand.length) !== Number(el.hand.dataset.rows || 1)) renderHand();
+}).observe(el.hand);
 
 function updatePassButton() {
   const n = state.view.rules.pass_count;
