@@ -106,8 +106,17 @@ class Seat:
         )
 
     def act(self) -> dict[str, Any]:
-        """Pass the first cards or play the first legal card; the reply."""
+        """Pass the first cards, play the first legal card, or score a moon the classic way
+        (everyone else takes the points); the reply."""
         view = self.state["view"]
+        if view["phase"] == "moon":
+            return self.ask(
+                "hearts.moon",
+                table=self.table,
+                token=self.token,
+                choice="others_plus_26",
+                version=self.version,
+            )
         if view["must_pass"]:
             count = self.state["table"]["rules"]["pass_count"]
             return self.ask(
@@ -214,7 +223,8 @@ def known_cards(live: LiveTable, seat: int) -> set[str]:
     for hand in match.hands:
         for trick in hand.tricks:
             known.update(c.code for _, c in trick.plays)
-        if hand.phase.value == "done":
+        if hand.phase.value in ("moon", "done"):
+            # every card is played once a moon awaits its choice: the kitty is shown then
             known.update(c.code for c in hand.kitty)
     current = match.hand
     if current.trick is not None:

@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from heartsuit.cards import Card
-from heartsuit.hearts import Action, ActionError, Pass, Play, Rules, action_from_dict
+from heartsuit.hearts import Action, ActionError, Moon, Pass, Play, Rules, action_from_dict
 from heartsuit.hearts.actions import action_from_stored
 
 CARDS = st.sampled_from(Rules().deck())
@@ -18,6 +18,7 @@ SEATS = st.integers(min_value=0, max_value=9)
 ACTIONS: st.SearchStrategy[Action] = st.one_of(
     st.builds(Play, SEATS, CARDS),
     st.builds(Pass, SEATS, st.lists(CARDS, max_size=4).map(tuple)),
+    st.builds(Moon, SEATS, st.sampled_from(["others_plus_26", "self_minus_26"])),
 )
 
 
@@ -32,6 +33,11 @@ def test_the_json_form_is_small_and_readable() -> None:
     cards = tuple(Card.parse(c) for c in ("QS", "AS", "2H"))
     assert Pass(0, cards).to_dict() == {"type": "pass", "seat": 0, "cards": ["QS", "AS", "2H"]}
     assert Play(1, Card.parse("10H")).to_dict() == {"type": "play", "seat": 1, "card": "10H"}
+    assert Moon(2, "self_minus_26").to_dict() == {
+        "type": "moon",
+        "seat": 2,
+        "choice": "self_minus_26",
+    }
 
 
 def test_a_pass_given_a_list_stores_a_tuple() -> None:
@@ -51,7 +57,12 @@ def test_other_spellings_of_a_card_are_read() -> None:
     [
         (["play", 0, "QS"], "JSON object, not list"),
         ("play QS", "JSON object, not str"),
-        ({"seat": 0, "card": "QS"}, "type is 'pass' or 'play', not None"),
+        ({"seat": 0, "card": "QS"}, "type is 'pass', 'play' or 'moon', not None"),
+        ({"type": "moon", "seat": 0}, "a moon action needs choice"),
+        ({"type": "moon", "seat": 0, "choice": "both"}, "'others_plus_26' or 'self_minus_26'"),
+        ({"type": "moon", "seat": 0, "choice": "shooter_chooses"}, "not 'shooter_chooses'"),
+        ({"type": "moon", "seat": 0, "choice": ["self_minus_26"]}, "not ['self_minus_26']"),
+        ({"type": "moon", "seat": 0, "choice": "self_minus_26", "card": "QS"}, "no field 'card'"),
         ({"type": "discard", "seat": 0, "card": "QS"}, "not 'discard'"),
         ({"type": 1, "seat": 0, "card": "QS"}, "not 1"),
         ({"type": "play", "card": "QS"}, "a play action needs seat"),

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from heartsuit.cards import Card
-from heartsuit.hearts import DealError, Hand, IllegalMove, PassDirection, Reason, Rules
+from heartsuit.hearts import DealError, Hand, IllegalMove, Moon, PassDirection, Play, Reason, Rules
+from heartsuit.hearts.table import bot_action, make_computer
 from tests.hearts_helpers import cards, filled_deal, lowest, play_out, run
 
 C = Card.parse
@@ -288,14 +289,74 @@ def test_moon_under_each_fixed_option(moon: str, expected: tuple[int, ...]) -> N
         ((0, 74, 50, 50), (-26, 0, 0, 0)),
     ],
 )
-def test_shooter_chooses_the_better_option(
+def test_the_better_option_for_the_shooter_is_what_a_computer_chooses(
     scores: tuple[int, ...], expected: tuple[int, ...]
 ) -> None:
     rules = Rules(moon="shooter_chooses", exactly_100_reset=True)
     hands = moon_hand().dealt
     hand = Hand.from_cards(rules, hands, pass_direction="hold", scores=scores)
     play_out(hand, highest_for_seat_0)
+    best = hand.best_moon_choice()
+    assert hand.moon_options()[best] == expected
+    view = hand.view(0)
+    assert bot_action(make_computer("easy", 1), view) == Moon(0, best)
+    hand.apply(Moon(0, best))
     assert hand.points() == expected
+
+
+def test_the_shooter_is_asked_and_the_hand_waits_for_the_choice() -> None:
+    hand = Hand.from_cards(Rules(moon="shooter_chooses"), moon_hand().dealt, pass_direction="hold")
+    with pytest.raises(IllegalMove) as early:
+        hand.apply(Moon(0, "self_minus_26"))
+    assert early.value.reason is Reason.WRONG_PHASE
+    play_out(hand, highest_for_seat_0)
+    assert hand.phase == "moon" and hand.awaiting() == (0,) and hand.to_play is None
+    with pytest.raises(IllegalMove, match="not finished"):
+        hand.points()
+    assert hand.moon_options() == {
+        "others_plus_26": (0, 26, 26, 26),
+        "self_minus_26": (-26, 0, 0, 0),
+    }
+    seen = hand.view(2)  # every seat sees that a moon awaits, and what each option gives
+    assert (seen.phase, seen.shooter, seen.moon_choice, seen.legal) == ("moon", 0, None, ())
+    assert dict(seen.moon_options)["self_minus_26"] == (-26, 0, 0, 0)
+    assert seen.to_dict()["moon_options"] == {
+        "others_plus_26": [0, 26, 26, 26],
+        "self_minus_26": [-26, 0, 0, 0],
+    }
+    version = hand.version
+    for wrong, reason in ((Moon(1, "self_minus_26"), Reason.NOT_YOUR_TURN),
+                          (Moon(7, "self_minus_26"), Reason.NO_SUCH_SEAT),
+                          (Play(0, C("2C")), Reason.WRONG_PHASE)):
+        assert hand.why_action_illegal(wrong) is reason
+        with pytest.raises(IllegalMove):
+            hand.apply(wrong)
+    assert hand.version == version and hand.phase == "moon"  # refusals change nothing
+    events = hand.apply(Moon(0, "self_minus_26"))
+    assert [e.to_dict() for e in events] == [
+        {"type": "moon_chosen", "seat": 0, "choice": "self_minus_26"},
+        {"type": "hand_done", "hand_number": 0, "points": [-26, 0, 0, 0], "shooter": 0},
+    ]
+    assert hand.phase == "done" and hand.awaiting() == () and hand.moon_choice == "self_minus_26"
+    assert hand.view(3).to_dict()["moon_choice"] == "self_minus_26"
+    # the shooter may take the option a computer would not: nothing at stake, -26 all the same
+    assert hand.points() == (-26, 0, 0, 0)
+    with pytest.raises(IllegalMove):
+        hand.apply(Moon(0, "others_plus_26"))
+    replayed = Hand.from_dict(hand.to_dict())
+    assert replayed.points() == hand.points() and replayed.actions[-1] == Moon(0, "self_minus_26")
+
+
+@pytest.mark.parametrize("moon", ["others_plus_26", "self_minus_26"])
+def test_fixed_moon_options_ask_nobody(moon: str) -> None:
+    rules = Rules(moon=moon)  # type: ignore[arg-type]
+    hand = Hand.from_cards(rules, moon_hand().dealt, pass_direction="hold")
+    play_out(hand, highest_for_seat_0)
+    assert hand.phase == "done" and hand.awaiting() == () and hand.moon_choice == moon
+    with pytest.raises(IllegalMove):
+        hand.apply(Moon(0, "self_minus_26"))
+    with pytest.raises(IllegalMove):
+        bot_action(make_computer("easy", 1), hand.view(0))  # nothing left to decide
 
 
 def test_jack_of_diamonds_with_a_moon_stays_with_the_shooter() -> None:

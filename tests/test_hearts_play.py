@@ -143,3 +143,59 @@ def test_the_easy_level_plays_too() -> None:
     out = io.StringIO()
     Terminal(Rules(target=20), 4, io.StringIO("\n" * 2000), out, level="easy").run()
     assert "Match over." in out.getvalue()
+
+
+class FirstCardsLowPlayer(LowestCardPlayer):
+    """Passes its first three cards and plays its lowest legal card (engine order)."""
+
+    def choose_pass(self, view: SeatView) -> tuple[Card, ...]:
+        return view.hand[: view.rules.pass_count]
+
+    def choose_play(self, view: SeatView) -> Card:
+        return min(view.legal)
+
+
+@pytest.mark.parametrize(("answer", "points"), [("2\n", [-26, 0, 0, 0]), ("\n", [0, 26, 26, 26])])
+def test_the_terminal_asks_the_shooter_how_the_moon_scores(answer: str, points: list[int]) -> None:
+    from heartsuit.hearts import Match
+
+    seed = 3137  # you take every penalty card passing your first three and playing high
+    rules = Rules(moon="shooter_chooses")
+    rehearsal = Match.new(rules, seed)
+    mine: list[str] = []
+    while rehearsal.hand.phase in ("pass", "play"):
+        seat = rehearsal.awaiting()[0]
+        if rehearsal.hand.phase == "pass":
+            rehearsal.pass_cards(seat, rehearsal.hand.holdings[seat][:3])
+        else:
+            legal = rehearsal.hand.legal_plays(seat)
+            card = max(legal) if seat == 0 else min(legal)
+            if seat == 0:
+                mine.append(card.code)
+            rehearsal.play(seat, card)
+    assert rehearsal.hand.awaiting() == (0,)
+    script = "1 2 3\n" + "".join(f"{code}\n" for code in mine) + "3\n" + answer + "q\n"
+    out = io.StringIO()
+    terminal = Terminal(rules, seed, io.StringIO(script), out,
+                        bots=lambda level, s: FirstCardsLowPlayer())
+    assert terminal.run() == 0
+    text = out.getvalue()
+    assert "You shot the moon! Choose how it scores:" in text
+    assert "1: everyone else +26" in text and "2: the shooter −26" in text
+    assert "Your choice, 1 or 2 [1]: " in text  # nothing at stake: the classic is suggested
+    assert "Type 1 or 2" in text  # "3" was refused
+    chosen = "the shooter −26" if answer == "2\n" else "everyone else +26"
+    assert f"You shot the moon and choose: {chosen}." in text
+    assert terminal.match.score_sheet()[0].points == tuple(points)
+
+
+def test_the_moon_option_is_a_command_line_flag(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with pytest.raises(SystemExit) as refused:
+        main(["hearts", "play", "--moon", "sideways"])
+    assert refused.value.code == 2
+    assert "invalid choice: 'sideways'" in capsys.readouterr().err
+    monkeypatch.setattr("sys.stdin", io.StringIO("q\n"))
+    assert main(["hearts", "play", "--seed", "5", "--moon", "shooter_chooses"]) == 0
+    assert "Whoever shoots the moon chooses how it scores." in capsys.readouterr().out

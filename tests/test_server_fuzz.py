@@ -30,8 +30,8 @@ TABLES = (
 TYPES = (
     "hello", "lang", "settings", "stats", "solitaire.new", "solitaire.resume", "solitaire.tap",
     "solitaire.undo", "hearts.create", "hearts.open", "hearts.invite", "hearts.sit",
-    "hearts.start", "hearts.pass", "hearts.play", "hearts.look", "hearts.leave", "hearts.free",
-    "hearts.rematch",
+    "hearts.start", "hearts.pass", "hearts.play", "hearts.moon", "hearts.look", "hearts.leave",
+    "hearts.free", "hearts.rematch",
 )  # fmt: skip
 
 #: text a client should never be able to break the server with

@@ -158,3 +158,34 @@ def test_invites_are_unambiguous_and_forgiving_of_case_and_spaces() -> None:
     assert normalize_invite("AAAA") is None
     assert normalize_invite("ABCDEFG0") is None  # 0 is never in an invite
     assert normalize_invite("ABCDEFGß") is None
+
+
+def test_a_log_from_before_shooters_chose_replays_as_it_was_played() -> None:
+    from heartsuit.hearts import Moon
+    from tests.test_hearts_moon import SEED as MOON_SEED
+    from tests.test_hearts_moon import SHOOTER, moon_match
+
+    def old_table(match: Match, status: str) -> LiveTable:
+        rules = match.rules.to_dict()
+        row = TableRecord("table-moon", "hotseat", "standard", rules, MOON_SEED, None, 0, status)  # type: ignore[arg-type]
+        actions = [a.to_dict() for a in match.actions if not isinstance(a, Moon)]
+        log = [LogEntry(0, "start", {}, 0)]
+        log += [LogEntry(n + 1, "action", a, 0) for n, a in enumerate(actions)]
+        return LiveTable.replay(row, seats(), log)
+
+    # the match went on after the moon: the replay scores it as the old engine did
+    match = moon_match()
+    match.choose_moon(SHOOTER, match.hand.best_moon_choice())
+    match.pass_cards(0, match.hand.holdings[0][:3])
+    going = old_table(match, "playing")
+    assert going.match is not None and going.version == 1 + len(match.actions) - 1
+    assert going.match.score_sheet() == match.score_sheet()
+    # the match ended on the moon (the row says over): still over, the shooter winning
+    ended = moon_match(target=20)
+    ended.choose_moon(SHOOTER, ended.hand.best_moon_choice())
+    assert ended.is_over
+    over = old_table(ended, "over")
+    assert over.status == "over" and over.match is not None and over.match.winners == (SHOOTER,)
+    # a table logged today that stops at a moon waits for the shooter
+    waiting = old_table(moon_match(), "playing")
+    assert waiting.status == "playing" and waiting.awaiting() == (SHOOTER,)

@@ -499,3 +499,81 @@ def test_an_oversized_hearts_frame_is_refused_and_the_socket_stays(site: Site) -
                                         "name": "x" * 20_000}))
         assert reply["type"] == "error" and reply["code"] == "too_large"
         assert me.ask("hearts.invite", invite="ABCDEFGH")["code"] == "bad_invite"
+
+
+# --- the moon ---------------------------------------------------------------------------------
+
+
+def test_the_shooter_chooses_how_the_moon_scores_and_everyone_sees_it(site: Site) -> None:
+    from heartsuit.cards import Card
+    from heartsuit.hearts.codes import format_code
+    from tests.test_hearts_moon import SEED, SHOOTER
+
+    with ExitStack() as stack:
+        device = seat(site, stack)
+        created = device.create(
+            mode="hotseat",
+            code=format_code("standard", SEED),
+            options={"moon": "shooter_chooses"},
+            seats=[{"kind": "human", "name": f"P{n}"} for n in range(4)],
+        )
+        tokens = {t["seat"]: t["token"] for t in created["tokens"]}
+        # the play of tests/test_hearts_moon.py: first three cards passed, seat 0 high, others low
+        while device.state["public"]["phase"] in ("pass", "play"):
+            turn = min(device.state["awaiting"])
+            device.seat, device.token = turn, tokens[turn]
+            view = device.ask("hearts.look", table=device.table, token=tokens[turn])["view"]
+            if view["must_pass"]:
+                reply = device.ask("hearts.pass", table=device.table, token=tokens[turn],
+                                   cards=view["hand"][:3], version=device.version)
+            else:
+                legal = sorted(view["legal"], key=Card.parse)
+                card = legal[-1] if turn == 0 else legal[0]
+                reply = device.ask("hearts.play", table=device.table, token=tokens[turn],
+                                   card=card, version=device.version)
+            assert reply["type"] == "hearts.state", reply
+        state = device.state
+        public = state["public"]
+        assert state["awaiting"] == [SHOOTER] and state["view"] is None  # behind the cover
+        assert public["phase"] == "moon" and public["shooter"] == SHOOTER
+        assert public["moon_options"] == {
+            "others_plus_26": [26, 26, 26, 0],
+            "self_minus_26": [0, 0, 0, -26],
+        }
+        before = log_length(site, device.table)
+        # only the shooter chooses, and only on the state it saw
+        other = device.ask("hearts.moon", table=device.table, token=tokens[0],
+                           choice="self_minus_26", version=device.version)
+        assert other["type"] == "error" and other["code"] == "not_your_turn"
+        bad = device.ask("hearts.moon", table=device.table, token=tokens[SHOOTER],
+                         choice="both", version=device.version)
+        assert bad["type"] == "error" and bad["code"] == "bad_message"
+        looked = device.ask("hearts.look", table=device.table, token=tokens[SHOOTER])
+        assert looked["view"]["seat"] == SHOOTER and looked["view"]["phase"] == "moon"
+        stale = device.ask("hearts.moon", table=device.table, token=tokens[SHOOTER],
+                           choice="self_minus_26", version=device.version - 1)
+        assert stale["type"] == "error" and stale["code"] == "stale"
+        assert log_length(site, device.table) == before  # refusals change nothing
+        chosen = device.ask("hearts.moon", table=device.table, token=tokens[SHOOTER],
+                            choice="self_minus_26", version=device.version)
+        assert chosen["type"] == "hearts.state", chosen
+        assert {"type": "moon_chosen", "seat": SHOOTER, "choice": "self_minus_26"} in chosen[
+            "events"
+        ]
+        assert chosen["sheet"]["hands"] == [[0, 0, 0, -26]]
+        assert chosen["sheet"]["moons"] == ["self_minus_26"]
+        assert chosen["sheet"]["shooters"] == [SHOOTER]
+        assert chosen["public"]["hand_number"] == 1 and chosen["view"] is None
+        _, _, log = table_log(site.db_path, device.table)
+        assert log[-1].data == {"type": "moon", "seat": SHOOTER, "choice": "self_minus_26"}
+
+
+def test_a_person_who_gives_no_name_is_stored_unnamed(site: Site) -> None:
+    # each page then says "you" only on the screen that plays the seat ("Seat 1" elsewhere)
+    with ExitStack() as stack:
+        me = seat(site, stack)
+        me.create(mode="online")
+        assert me.state["table"]["seats"][0]["name"] == ""
+        device = seat(site, stack)
+        device.create(mode="hotseat", seats=[{"kind": "human"}, {"kind": "human"}])
+        assert [s["name"] for s in device.state["table"]["seats"][:2]] == ["You", "You 2"]

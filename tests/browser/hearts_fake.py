@@ -69,8 +69,8 @@ def hearts_state(
     passed = [not hand.view(s).must_pass for s in range(players)]
     if phase == "pass":
         awaiting = [s for s in range(players) if hand.view(s).must_pass]
-    elif phase == "play" and hand.to_play is not None:
-        awaiting = [hand.to_play]
+    elif phase in ("play", "moon"):
+        awaiting = list(hand.awaiting())
     else:
         awaiting = []
     if status != "playing":
@@ -113,11 +113,21 @@ def hearts_state(
             "cards_left": list(public_view.cards_left),
             "kitty_size": public_view.kitty_size,
             "passed": passed,
+            "shooter": public_view.shooter,
+            "moon_options": public_view.to_dict()["moon_options"],
+            "moon_choice": public_view.moon_choice,
         },
         "view": view.to_dict() if view is not None else None,
         "illegal": illegal,
         "pass_to": pass_receiver(view),
-        "sheet": sheet or {"hands": [], "totals": [], "shooters": []},
+        "sheet": {
+            "hands": [],
+            "totals": [],
+            "shooters": [],
+            "moons": [],
+            "moon_points": rules.total_points(),
+            **(sheet or {}),
+        },
         "over": over,
         "events": list(events),
     }

@@ -613,3 +613,62 @@ def test_a_seat_link_moves_the_seat_to_another_device_and_back(
     page.wait_for_selector(HAND)
     assert page.is_hidden("[data-notice]")
     pass_three(page)
+
+
+# ---------------------------------------------------------------------- the moon choice
+
+
+def test_the_shooter_chooses_the_moon_on_a_real_table(page: Any, server: ServerProcess) -> None:
+    """A shared-device table whose log ends on a moon (stored as the server stores it): the
+    cover asks for the shooter, who chooses; the choice is logged and shown to everyone."""
+    from heartsuit.hearts import Match, Moon, Rules
+    from heartsuit.server.hearts_tables import hash_token, new_token
+    from tests.test_hearts_moon import SEED, SHOOTER, play_to_moon
+
+    rules = Rules.preset("standard", moon="shooter_chooses")
+    match = Match.new(rules, SEED)
+    play_to_moon(match)
+    tokens = {seat: new_token() for seat in range(4)}
+    names = ["Ana", "Budi", "Citra", "Dedi"]
+    table = "moon-table-0001"
+    log = [("start", {})] + [("action", a.to_dict()) for a in match.actions]
+    with closing(sqlite3.connect(server.db)) as db, db:
+        db.execute(
+            "INSERT INTO hearts_tables (id, mode, preset, rules, seed, invite, created_at_ms,"
+            " status, version) VALUES (?, 'hotseat', 'standard', ?, ?, NULL, 0, 'playing', ?)",
+            (table, json.dumps(rules.to_dict()), SEED, len(log)),
+        )
+        db.executemany(
+            "INSERT INTO hearts_seats (table_id, seat, kind, name, level, token_hash)"
+            " VALUES (?, ?, 'human', ?, NULL, ?)",
+            [(table, s, names[s], hash_token(tokens[s])) for s in range(4)],
+        )
+        db.executemany(
+            "INSERT INTO hearts_events (table_id, seq, kind, data, at_ms) VALUES (?, ?, ?, ?, 0)",
+            [(table, seq, kind, json.dumps(data)) for seq, (kind, data) in enumerate(log)],
+        )
+    page.set_viewport_size({"width": 360, "height": 740})
+    page.goto(f"{server.url}/?lang=en")
+    page.evaluate(
+        "([id, t]) => localStorage.setItem('heartsuit.hearts.' + id, t)",
+        [table, json.dumps({str(s): t for s, t in tokens.items()})],
+    )
+    page.goto(f"{server.url}/hearts/table/{table}?lang=en")
+    drawn(page)
+    cover_for(page, SHOOTER)
+    assert page.inner_text("#cover-title") == "Pass the device to Dedi"
+    assert page.inner_text("[data-status]") == "Dedi shot the moon and is choosing how it scores"
+    page.click("[data-look]")
+    page.wait_for_selector("[data-moon]:not([hidden])")
+    assert page.inner_text('[data-moon-choice="self_minus_26"] .ht-moon-main') == "You −26"
+    screenshot(page, "hearts-e2e-moon-choice-360")
+    page.click('[data-moon-choice="self_minus_26"]')
+    page.wait_for_selector("[data-banner]:not([hidden])")
+    # the device is covered again for the next hand: the banner names the shooter
+    assert "Dedi chose: the shooter −26." in page.inner_text("[data-banner]")
+    page.wait_for_selector("[data-cover]:not([hidden])")
+    live = server_table(server, table)
+    assert live.match is not None and live.version == len(log) + 1
+    assert live.match.actions[-1] == Moon(SHOOTER, "self_minus_26")
+    assert live.match.score_sheet()[0].points == (0, 0, 0, -26)
+    assert live.match.hand_number == 1

@@ -509,3 +509,108 @@ def test_pages_fit_and_are_screenshotted(page: Any, server: ServerProcess, width
             page.click("[data-more] summary")
         assert page.evaluate("document.documentElement.scrollWidth") <= width, name
         screenshot(page, f"hearts-{name}-{width}")
+
+
+def test_the_shooter_chooses_how_the_moon_scores_and_everyone_sees_it(
+    page: Any, server: ServerProcess
+) -> None:
+    from tests.browser.hearts_states import moon, open_state
+    from tests.test_hearts_moon import SHOOTER
+
+    # the shooter's screen: two choices, with the totals each one leads to
+    fake = open_state(page, server, "moon-choice", "en")
+    assert fake is not None
+    assert page.inner_text("[data-status]") == "You shot the moon: choose how it scores"
+    assert page.is_visible("#moon-title") and page.locator(HAND).count() == 0
+    buttons = page.locator("[data-moon-choice]")
+    assert buttons.count() == 2
+    assert buttons.nth(0).inner_text().split("\n") == [
+        "Everyone else +26",
+        "Your total 0 · lowest other 26",
+    ]
+    assert buttons.nth(1).inner_text().split("\n") == ["You −26", "Your total -26 · lowest other 0"]
+    assert page.evaluate("document.activeElement.dataset.moonChoice") == "others_plus_26"
+    assert "▶ choosing" in page.inner_text(f'.ht-seat[data-seat="{SHOOTER}"]')
+    screenshot(page, "hearts-moon-choice-360")
+    match = moon()
+
+    def chosen(frame: dict[str, Any]) -> list[dict[str, Any]]:
+        events = [e.to_dict() for e in match.choose_moon(SHOOTER, frame["choice"])]
+        sheet = {
+            "hands": [list(line.points) for line in match.score_sheet()],
+            "totals": [list(line.totals) for line in match.score_sheet()],
+            "shooters": [SHOOTER],
+            "moons": [frame["choice"]],
+        }
+        return [hearts_state(match, view_seat=SHOOTER, you=[SHOOTER], sheet=sheet,
+                             events=events, version=61)]  # fmt: skip
+
+    fake.on("hearts.moon", chosen)
+    page.click('[data-moon-choice="self_minus_26"]')
+    frame = fake.wait_for(page, "hearts.moon")
+    assert frame == {**frame, "table": "T1", "token": f"tok{SHOOTER}", "choice": "self_minus_26"}
+    assert frame["version"] == 1
+    page.wait_for_selector("[data-moon]", state="hidden")
+    assert "You chose: the shooter −26." in page.inner_text("[data-banner]")
+    assert "You chose: the shooter −26" in page.inner_text("[data-live]")
+    cell = page.locator(".ht-sheet-table tbody tr:nth-child(1) td").nth(SHOOTER)
+    assert cell.get_attribute("title") == "shot the moon: the shooter −26"
+    assert (cell.text_content() or "").startswith("☾ -26")
+
+
+def test_others_wait_for_the_shooter_and_a_shared_device_asks_only_the_shooter(
+    page: Any, server: ServerProcess
+) -> None:
+    from tests.browser.hearts_states import moon, open_state
+    from tests.test_hearts_moon import SHOOTER
+
+    open_state(page, server, "moon-wait", "id")
+    assert page.inner_text("[data-status]") == (
+        "Dedi menembak bulan dan sedang memilih cara menghitungnya"
+    )
+    assert not page.is_visible("[data-moon]")
+    # a shared device: covered until the shooter asks to see; then only the shooter chooses
+    match = moon()
+    info = seats(4, ["human"] * 4)
+    common: dict[str, Any] = {"mode": "hotseat", "you": [0, 1, 2, 3], "seat_info": info}
+    fake = FakeHearts()
+    fake.on("hearts.open", lambda f: [hearts_state(match, view_seat=None, **common)])
+    fake.on("hearts.look", lambda f: [hearts_state(match, view_seat=SHOOTER, version=2, **common)])
+    open_table(page, server, fake, tokens={str(s): f"tok{s}" for s in range(4)}, lang="en")
+    page.wait_for_selector("[data-cover]:not([hidden])")
+    assert page.inner_text("#cover-title") == "Pass the device to Dedi"
+    assert page.locator("[data-moon-choice]:visible").count() == 0
+    page.click("[data-look]")
+    assert fake.wait_for(page, "hearts.look")["token"] == f"tok{SHOOTER}"
+    page.wait_for_selector("[data-moon]:not([hidden])")
+    assert page.inner_text("[data-status]") == "You shot the moon: choose how it scores"
+
+
+def test_a_screen_that_does_not_hold_the_seat_never_calls_it_you(
+    page: Any, server: ServerProcess
+) -> None:
+    match = Match.new(Rules.preset("standard"), 7)
+    info = seats(4, ["human", "human", "computer", "computer"])
+    info[0]["name"] = ""  # the host gave no name
+    fake = FakeHearts()
+    fake.on("hearts.open", lambda f: [hearts_state(match, view_seat=1, you=[1], seat_info=info)])
+    open_table(page, server, fake, tokens={"1": "tok1"}, lang="en")
+    match.pass_cards(1, match.hand.holdings[1][:3])
+    fake.push(hearts_state(match, view_seat=1, you=[1], seat_info=info, version=2))
+    page.wait_for_function(
+        "() => document.querySelector('[data-status]').textContent.startsWith('Waiting for')"
+    )
+    status = page.inner_text("[data-status]")
+    assert status == "Waiting for Seat 1, Citra, Dedi to pass", status
+    # an older table named a creator who gave no name with the word itself: not "you" here
+    named = [dict(info[0], name="You"), *info[1:]]
+    before = seq(page)
+    fake.push(hearts_state(match, view_seat=1, you=[1], seat_info=named, version=3))
+    wait_seq(page, before)
+    assert page.inner_text("[data-status]") == "Waiting for Seat 1, Citra, Dedi to pass"
+    # a screen whose seat was taken over elsewhere holds no seat: nobody is "you" there
+    before = seq(page)
+    fake.push({"type": "error", "code": "taken_over", "message": "elsewhere"})
+    wait_seq(page, before)
+    assert page.inner_text("[data-status]") == "Waiting for Seat 1, Citra, Dedi to pass"
+    assert "(you)" not in page.inner_text("[data-seats]") + page.inner_text("[data-me]")

@@ -18,13 +18,22 @@ from typing import Any, TextIO
 
 from heartsuit.cards import Card, Suit
 from heartsuit.hearts import IllegalMove, Match, Reason, Rules, RulesError, SeatView
-from heartsuit.hearts.actions import Action, Pass, Play
+from heartsuit.hearts.actions import MOON_CHOICES, Action, Moon, MoonChoice, Pass, Play
 from heartsuit.hearts.codes import SEED_COUNT, format_code, parse_code
-from heartsuit.hearts.events import Event, HandDealt, HandDone, PassesExchanged, Played, TrickDone
-from heartsuit.hearts.rules import PRESET_NAMES
+from heartsuit.hearts.events import (
+    Event,
+    HandDealt,
+    HandDone,
+    MoonChosen,
+    PassesExchanged,
+    Played,
+    TrickDone,
+)
+from heartsuit.hearts.rules import PRESET_NAMES, MoonOption
 from heartsuit.hearts.table import BotFactory, SeatPlayer, advance, computer_action, make_computer
 
 YOU = 0
+MOON_OPTIONS: tuple[MoonOption, ...] = ("others_plus_26", "self_minus_26", "shooter_chooses")
 LEVEL = "normal"
 HELP = (
     "Type cards by their number in the list or as text (QS, 10H, 2C); several for a pass, "
@@ -84,8 +93,10 @@ class Terminal:
 
     def run(self) -> int:
         rules = self.match.rules
+        moon = " Whoever shoots the moon chooses how it scores." if (
+            rules.moon == "shooter_chooses") else ""
         self.say(f"Hearts: {rules.players} players, {rules.hand_size()} cards each, "
-                 f"match to {rules.target}. You are seat {YOU}. {HELP}")
+                 f"match to {rules.target}.{moon} You are seat {YOU}. {HELP}")
         self.announce_hand()
         try:
             while True:
@@ -95,6 +106,8 @@ class Terminal:
                     break
                 if self.match.view(YOU).must_pass:
                     self.your_pass()
+                elif self.match.view(YOU).phase == "moon":
+                    self.your_moon()
                 else:
                     self.your_play()
         except Quit:
@@ -123,6 +136,10 @@ class Terminal:
                          f"{cards_text(view.received)}.")
             elif isinstance(event, TrickDone):
                 self.report_trick(event)
+            elif isinstance(event, MoonChosen):
+                verb = "choose" if event.seat == YOU else "chooses"
+                self.say(f"{self.name(event.seat)} shot the moon and {verb}: "
+                         f"{moon_text(event.choice, self.match.rules.total_points())}.")
             elif isinstance(event, HandDone):
                 self.say("Hand over. Points: "
                          + ", ".join(f"{self.name(s)} {p}" for s, p in enumerate(event.points)))
@@ -194,6 +211,27 @@ class Terminal:
             except ValueError as bad:
                 self.say(f"{bad}")
 
+    def your_moon(self) -> None:
+        """You shot the moon under ``shooter_chooses``: choose how it scores."""
+        hand = self.match.hand
+        options = hand.moon_options()
+        total = self.match.rules.total_points()
+        self.say("You shot the moon! Choose how it scores:")
+        for number, choice in enumerate(MOON_CHOICES, 1):
+            totals = [before + gained for before, gained in zip(
+                self.match.scores, options[choice], strict=True)]
+            self.say(f"  {number}: {moon_text(choice, total)} — totals "
+                     + ", ".join(f"{self.name(s)} {t}" for s, t in enumerate(totals)))
+        suggested = self.suggestion()
+        assert isinstance(suggested, Moon)
+        default = MOON_CHOICES.index(suggested.choice) + 1
+        while True:
+            text = self.ask(f"Your choice, 1 or 2 [{default}]: ")
+            if text in ("", "1", "2"):
+                self.act(Moon(YOU, MOON_CHOICES[int(text or default) - 1]))
+                return
+            self.say("Type 1 or 2 (or press Enter for the suggestion).")
+
     @staticmethod
     def refusal(refused: IllegalMove, chosen: Sequence[Card], view: SeatView) -> str:
         """The engine's reason, addressed to you (its own words name the seat)."""
@@ -213,6 +251,12 @@ class Terminal:
                     row.append(f"{number}:{card}{mark}")
             if row:
                 self.say(f"  {suit.symbol}  " + "  ".join(row))
+
+
+def moon_text(choice: MoonChoice, total: int) -> str:
+    if choice == "others_plus_26":
+        return f"everyone else +{total}"
+    return f"the shooter −{total}"
 
 
 def cards_text(cards: Sequence[Card]) -> str:
@@ -245,6 +289,12 @@ def register(commands: Any) -> None:
     parser.add_argument(
         "--code", default=None, help="a game code such as HE1-S-AAAAAAM (preset and seed)"
     )
+    parser.add_argument(
+        "--moon",
+        choices=MOON_OPTIONS,
+        default=None,
+        help="how a moon scores (shooter_chooses: the shooter is asked)",
+    )
     parser.set_defaults(handler=run_command)
 
 
@@ -254,6 +304,8 @@ def run_command(args: argparse.Namespace) -> int:
         options["players"] = args.players
     if args.target is not None:
         options["target"] = args.target
+    if args.moon is not None:
+        options["moon"] = args.moon
     if args.code is not None:
         if args.seed is not None or args.players is not None or args.preset != "standard":
             print(

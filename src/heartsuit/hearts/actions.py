@@ -1,4 +1,4 @@
-"""What a seat can do in Hearts: the typed actions :class:`Pass` and :class:`Play`.
+"""What a seat can do in Hearts: the typed actions :class:`Pass`, :class:`Play` and :class:`Moon`.
 
 An action is a small frozen value with a JSON form (``to_dict``), and :func:`action_from_dict`
 is the one way back from JSON: a server's event log, a stored match and a client's intent all
@@ -11,11 +11,27 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final, Literal
 
 from heartsuit.cards import Card
 
-__all__ = ["Action", "ActionError", "Pass", "Play", "action_from_dict", "action_from_stored"]
+__all__ = [
+    "MOON_CHOICES",
+    "Action",
+    "ActionError",
+    "Moon",
+    "MoonChoice",
+    "Pass",
+    "Play",
+    "action_from_dict",
+    "action_from_stored",
+]
+
+#: what a seat that shot the moon may choose under ``moon="shooter_chooses"``: everyone else
+#: takes the hand's penalty total, or the shooter subtracts it (the names of the fixed options;
+#: the amount is the variant's total, 52 with two packs)
+MoonChoice = Literal["others_plus_26", "self_minus_26"]
+MOON_CHOICES: Final[tuple[MoonChoice, ...]] = ("others_plus_26", "self_minus_26")
 
 
 class ActionError(ValueError):
@@ -48,13 +64,29 @@ class Play:
         return {"type": "play", "seat": self.seat, "card": self.card.code}
 
 
-Action = Pass | Play
+@dataclass(frozen=True, slots=True)
+class Moon:
+    """``seat``, which shot the moon, chooses how it scores (``moon="shooter_chooses"``)."""
 
-_FIELDS = {"pass": {"type", "seat", "cards"}, "play": {"type", "seat", "card"}}
+    seat: int
+    choice: MoonChoice
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": "moon", "seat": self.seat, "choice": self.choice}
+
+
+Action = Pass | Play | Moon
+
+_FIELDS = {
+    "pass": {"type", "seat", "cards"},
+    "play": {"type", "seat", "card"},
+    "moon": {"type", "seat", "choice"},
+}
 
 
 def action_from_dict(data: object) -> Action:
-    """The action a JSON dict names (``{"type": "play", "seat": 1, "card": "10H"}``).
+    """The action a JSON dict names (``{"type": "play", "seat": 1, "card": "10H"}``,
+    ``{"type": "moon", "seat": 2, "choice": "self_minus_26"}``).
 
     Refuses, with :class:`ActionError`, anything that is not exactly an action: not a dict, an
     unknown or missing ``type``, missing or unexpected fields, a seat that is not a whole number
@@ -65,7 +97,7 @@ def action_from_dict(data: object) -> Action:
         raise ActionError(f"an action is a JSON object, not {type(data).__name__}")
     kind = data.get("type")
     if not isinstance(kind, str) or kind not in _FIELDS:
-        raise ActionError(f"an action's type is 'pass' or 'play', not {kind!r}")
+        raise ActionError(f"an action's type is 'pass', 'play' or 'moon', not {kind!r}")
     fields = _FIELDS[kind]
     missing = sorted(fields - set(data))
     if missing:
@@ -76,6 +108,8 @@ def action_from_dict(data: object) -> Action:
     seat = _seat(data["seat"])
     if kind == "play":
         return Play(seat, _card(data["card"]))
+    if kind == "moon":
+        return Moon(seat, moon_choice(data["choice"]))
     cards = data["cards"]
     if not isinstance(cards, list | tuple):
         raise ActionError(f"a pass's cards are a list of card codes, not {cards!r}")
@@ -91,6 +125,14 @@ def action_from_stored(data: object) -> Action:
         if set(data) == {"seat", "play"}:
             return action_from_dict({"type": "play", "seat": data["seat"], "card": data["play"]})
     return action_from_dict(data)
+
+
+def moon_choice(value: object) -> MoonChoice:
+    """``value`` when it names a moon choice; anything else is an :class:`ActionError`."""
+    for choice in MOON_CHOICES:
+        if value == choice and isinstance(value, str):
+            return choice
+    raise ActionError(f"a moon choice is 'others_plus_26' or 'self_minus_26', not {value!r}")
 
 
 def _seat(value: object) -> int:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from heartsuit.cards import Card
+from heartsuit.hearts.actions import MoonChoice
 from heartsuit.hearts.rules import PassDirection
 
 __all__ = [
@@ -20,6 +21,7 @@ __all__ = [
     "HandDealt",
     "HandDone",
     "MatchOver",
+    "MoonChosen",
     "Passed",
     "PassesExchanged",
     "Played",
@@ -82,6 +84,19 @@ class TrickDone:
 
 
 @dataclass(frozen=True, slots=True)
+class MoonChosen:
+    """``seat`` shot the moon and chose how it scores (``moon="shooter_chooses"``); the
+    ``HandDone`` with the points follows."""
+
+    type: ClassVar[str] = "moon_chosen"
+    seat: int
+    choice: MoonChoice
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"type": self.type, "seat": self.seat, "choice": self.choice}
+
+
+@dataclass(frozen=True, slots=True)
 class HandDone:
     """Hand ``hand_number`` is over: each seat's points (moon and bonuses applied) and the seat
     that shot the moon, if one did."""
@@ -128,4 +143,6 @@ class MatchOver:
         return {"type": self.type, "winners": list(self.winners), "scores": list(self.scores)}
 
 
-Event = Passed | PassesExchanged | Played | TrickDone | HandDone | HandDealt | MatchOver
+Event = (
+    Passed | PassesExchanged | Played | TrickDone | MoonChosen | HandDone | HandDealt | MatchOver
+)

@@ -20,7 +20,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from heartsuit.cards import Card, Suit
-from heartsuit.hearts.actions import Action, ActionError, Pass, Play, action_from_stored
+from heartsuit.hearts.actions import (
+    Action,
+    ActionError,
+    Moon,
+    MoonChoice,
+    Pass,
+    Play,
+    action_from_stored,
+)
 from heartsuit.hearts.deal import (
     DealError,
     check_direction,
@@ -28,7 +36,15 @@ from heartsuit.hearts.deal import (
     deal_seed,
     sort_key,
 )
-from heartsuit.hearts.events import Event, HandDone, Passed, PassesExchanged, Played, TrickDone
+from heartsuit.hearts.events import (
+    Event,
+    HandDone,
+    MoonChosen,
+    Passed,
+    PassesExchanged,
+    Played,
+    TrickDone,
+)
 from heartsuit.hearts.facts import CLUBS, facts, first_trick_penalty
 from heartsuit.hearts.hand_state import (
     HandState,
@@ -40,7 +56,7 @@ from heartsuit.hearts.hand_state import (
 )
 from heartsuit.hearts.legal import legal_positions
 from heartsuit.hearts.rules import HOLD, PassDirection, Rules
-from heartsuit.hearts.scoring import points_from, shooter_of
+from heartsuit.hearts.scoring import best_moon_choice, moon_options, points_from, shooter_of
 from heartsuit.hearts.view import PhaseName, SeatView, TrickRecord
 
 __all__ = ["DealError", "Hand", "IllegalMove", "Phase", "Reason", "deal_seed", "sort_key"]
@@ -143,7 +159,9 @@ class Hand(HandState):
             return self._pass(action)
         if isinstance(action, Play):
             return self._play(action.seat, action.card, action)
-        raise ActionError(f"an action is a Pass or a Play, not {action!r}")
+        if isinstance(action, Moon):
+            return self._moon(action)
+        raise ActionError(f"an action is a Pass, a Play or a Moon, not {action!r}")
 
     def pass_cards(self, seat: int, cards: Sequence[Card]) -> list[Event]:
         """Choose ``seat``'s pass. Nothing moves until every seat has chosen (simultaneous)."""
@@ -161,7 +179,9 @@ class Hand(HandState):
             return self.why_pass_illegal(action.seat, action.cards)
         if isinstance(action, Play):
             return self.why_illegal(action.seat, action.card)
-        raise ActionError(f"an action is a Pass or a Play, not {action!r}")
+        if isinstance(action, Moon):
+            return self._check_moon(action)[0]
+        raise ActionError(f"an action is a Pass, a Play or a Moon, not {action!r}")
 
     # --- passing ---------------------------------------------------------------------------
 
@@ -365,7 +385,11 @@ class Hand(HandState):
             record = self._finish_trick()
             events.append(TrickDone(record.winner, record.points, record.cancelled, record.plays))
             if self._phase is Phase.DONE:
-                events.append(HandDone(self._hand_number, self.points(), self.moon_shooter()))
+                self._shooter = shooter_of(self._facts.total, self._plus)
+                if self._shooter is not None and self._rules.moon == "shooter_chooses":
+                    self._phase = Phase.MOON  # the shooter chooses before the hand is scored
+                else:
+                    events.append(HandDone(self._hand_number, self.points(), self._shooter))
         else:
             self._turn = (trick.leader + len(trick.plays)) % players
         return events
@@ -429,13 +453,75 @@ class Hand(HandState):
             self._turn = winner
         return record
 
+    # --- the moon --------------------------------------------------------------------------
+
+    def _check_moon(self, action: Moon) -> tuple[Reason | None, str]:
+        if self._phase is not Phase.MOON:
+            return Reason.WRONG_PHASE, f"no moon to score now (phase: {self._phase})"
+        if not self._seat_ok(action.seat):
+            return Reason.NO_SUCH_SEAT, f"there is no seat {action.seat!r}"
+        if action.seat != self._shooter:
+            return Reason.NOT_YOUR_TURN, f"seat {self._shooter} shot the moon and chooses"
+        return None, ""
+
+    def _moon(self, action: Moon) -> list[Event]:
+        reason, message = self._check_moon(action)
+        if reason is not None:
+            raise IllegalMove(reason, message)
+        if action.choice not in self.moon_options():
+            raise ActionError(f"a moon choice is 'others_plus_26' or 'self_minus_26', not "
+                              f"{action.choice!r}")
+        self._moon_choice = action.choice
+        self._phase = Phase.DONE
+        self._actions.append(action)
+        return [
+            MoonChosen(action.seat, action.choice),
+            HandDone(self._hand_number, self.points(), self._shooter),
+        ]
+
+    def settle_moon_unrecorded(self) -> list[Event]:
+        """Score a moon that awaits its shooter's choice by the better option for the shooter,
+        without recording an action: how a log written before the shooter chose is replayed
+        (the engine then decided by this rule, and the log has no choice). Only for replays."""
+        if self._phase is not Phase.MOON:
+            raise IllegalMove(Reason.WRONG_PHASE, "no moon awaits its shooter's choice")
+        assert self._shooter is not None
+        self._moon_choice = self.best_moon_choice()
+        self._phase = Phase.DONE
+        return [HandDone(self._hand_number, self.points(), self._shooter)]
+
+    def moon_options(self) -> dict[MoonChoice, tuple[int, ...]]:
+        """Each seat's points under each way to score the moon, once a seat shot it (while it
+        chooses, and after); empty otherwise."""
+        if self._phase not in (Phase.MOON, Phase.DONE) or self._shooter is None:
+            return {}
+        return moon_options(self._facts.total, self._raw, self._plus, self._shooter)
+
+    def best_moon_choice(self) -> MoonChoice:
+        """The shooter's better option for its match standing (what a computer chooses)."""
+        if self._shooter is None:
+            raise IllegalMove(Reason.WRONG_PHASE, "nobody shot the moon")
+        return best_moon_choice(self._rules, self._shooter, self._scores, self.moon_options())
+
+    @property
+    def moon_choice(self) -> MoonChoice | None:
+        """How this finished hand's moon was scored (the fixed option, or what the shooter
+        chose), or None without a moon."""
+        if self._phase is not Phase.DONE or self._shooter is None:
+            return None
+        if self._rules.moon != "shooter_chooses":
+            return self._rules.moon
+        return self._moon_choice or self.best_moon_choice()
+
     # --- results and views -----------------------------------------------------------------
 
     def points(self) -> tuple[int, ...]:
         """Each seat's points for this hand, after the moon and bonuses; only when done."""
         if self._phase is not Phase.DONE:
             raise IllegalMove(Reason.WRONG_PHASE, "the hand is not finished yet")
-        return points_from(self._rules, self._facts.total, self._raw, self._plus, self._scores)
+        return points_from(
+            self._rules, self._facts.total, self._raw, self._plus, self._scores, self._moon_choice
+        )
 
     def moon_shooter(self) -> int | None:
         """The seat that shot the moon in this finished hand, or None; only when done."""
@@ -448,6 +534,8 @@ class Hand(HandState):
         if not self._seat_ok(seat):
             raise IllegalMove(Reason.NO_SUCH_SEAT, f"there is no seat {seat!r}")
         done = self._phase is Phase.DONE
+        # every card is played once a moon awaits its choice: the kitty is no secret then
+        played_out = done or self._phase is Phase.MOON
         phase: PhaseName = self._phase.value
         return SeatView(
             seat=seat,
@@ -468,9 +556,12 @@ class Hand(HandState):
             scores=self._scores,
             cards_left=tuple(len(h) for h in self._holdings),
             kitty_size=len(self._kitty),
-            kitty=self._kitty if done else (),
+            kitty=self._kitty if played_out else (),
             held_over=tuple(self._held_over),
             hand_points=self.points() if done else (),
+            shooter=self._shooter if played_out else None,
+            moon_options=tuple(self.moon_options().items()),
+            moon_choice=self.moon_choice,
         )
 
     # --- storage ---------------------------------------------------------------------------
@@ -511,4 +602,6 @@ class Hand(HandState):
         """Apply actions in order: typed, their dicts, or the format-1 dicts
         (``{"seat": s, "pass": [...]}`` / ``{"seat": s, "play": "QS"}``)."""
         for action in actions:
-            self.apply(action if isinstance(action, Pass | Play) else action_from_stored(action))
+            self.apply(
+                action if isinstance(action, Pass | Play | Moon) else action_from_stored(action)
+            )

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from heartsuit.cards import Card
-from heartsuit.hearts.actions import Action
+from heartsuit.hearts.actions import Action, MoonChoice
 from heartsuit.hearts.deal import DealError, check_deal
 from heartsuit.hearts.facts import RulesFacts, facts
 from heartsuit.hearts.rules import HOLD, PassDirection, Rules
@@ -26,6 +26,9 @@ __all__ = ["HandState", "IllegalMove", "OpenTrick", "Phase", "Reason", "cancelle
 class Phase(StrEnum):
     PASS = "pass"
     PLAY = "play"
+    #: every card is played and a seat shot the moon: it chooses how to score
+    #: (``moon="shooter_chooses"`` only)
+    MOON = "moon"
     DONE = "done"
 
 
@@ -129,6 +132,9 @@ class HandState:
         self._opening_position: int | None = None
         self._actions: list[Action] = []
         self._phase = Phase.PASS
+        # the moon, once a seat shot it: the seat, and the choice it made (shooter_chooses)
+        self._shooter: int | None = None
+        self._moon_choice: MoonChoice | None = None
         # set by Match: its hands are played through the match, which counts and deals on
         self._in_match = False
 
@@ -239,9 +245,13 @@ class HandState:
         return len(self._actions)
 
     def awaiting(self) -> tuple[int, ...]:
-        """The seats that must act now: every seat yet to pass, the seat to play, or none."""
+        """The seats that must act now: every seat yet to pass, the seat to play, the seat
+        that shot the moon while it chooses, or none."""
         if self._phase is Phase.PASS:
             return tuple(s for s, p in enumerate(self._passes) if p is None)
+        if self._phase is Phase.MOON:
+            assert self._shooter is not None
+            return (self._shooter,)
         turn = self._turn
         return () if turn is None else (turn,)
 

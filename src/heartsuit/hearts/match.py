@@ -20,7 +20,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from heartsuit.cards import Card
-from heartsuit.hearts.actions import Action, Pass, Play, action_from_dict, action_from_stored
+from heartsuit.hearts.actions import (
+    Action,
+    Moon,
+    MoonChoice,
+    Pass,
+    Play,
+    action_from_dict,
+    action_from_stored,
+)
 from heartsuit.hearts.codes import parse_code
 from heartsuit.hearts.events import Event, HandDealt, MatchOver
 from heartsuit.hearts.game import DealError, Hand, IllegalMove, Phase, Reason
@@ -28,8 +36,10 @@ from heartsuit.hearts.rules import PassDirection, Rules
 from heartsuit.hearts.scoring import add_hand, match_over, winners
 from heartsuit.hearts.view import SeatView
 
-# 2: one flat list of typed actions; 1 (still read): a list of format-1 actions per hand
-FORMAT_VERSION = 2
+# 3: one flat list of typed actions, with the shooter's moon choice (shooter_chooses);
+# 2 and 1 (still read): written before the shooter chose (the engine applied the better
+# option then), 1 as a list of format-1 actions per hand
+FORMAT_VERSION = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +51,7 @@ class HandScore:
     points: tuple[int, ...]  # this hand's points per seat, moon and bonuses applied
     totals: tuple[int, ...]  # running totals after this hand (exactly-100 reset applied)
     shooter: int | None  # the seat that shot the moon, if one did
+    moon: MoonChoice | None = None  # how that moon was scored (fixed, or the shooter's choice)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -49,6 +60,7 @@ class HandScore:
             "points": list(self.points),
             "totals": list(self.totals),
             "shooter": self.shooter,
+            "moon": self.moon,
         }
 
 
@@ -84,15 +96,37 @@ class Match:
     ) -> Match:
         """Replay a match from its actions in order (typed, or their dicts as a server's log
         holds them). A malformed dict raises ActionError, a refused action IllegalMove; the
-        error's note says which action it was."""
+        error's note says which action it was.
+
+        A log written before the shooter chose has no :class:`Moon` after a moon: when the
+        next action is something else, the moon is settled as the engine settled it then
+        (:meth:`settle_old_moon`)."""
         match = cls(rules, seed)
         for index, action in enumerate(actions):
             try:
-                match.apply(action if isinstance(action, Pass | Play) else action_from_dict(action))
+                typed = action if isinstance(action, Pass | Play | Moon) else None
+                match.replay(typed or action_from_dict(action))
             except ValueError as exc:
                 exc.add_note(f"action {index} of the replay: {action!r}")
                 raise
         return match
+
+    def replay(self, action: Action) -> list[Event]:
+        """:meth:`apply` for an action read from a log: an old log's moon without a choice is
+        settled first (:meth:`settle_old_moon`) when ``action`` is not that choice."""
+        events: list[Event] = []
+        if self.hand.phase is Phase.MOON and not isinstance(action, Moon):
+            events = self.settle_old_moon()
+        return events + self.apply(action)
+
+    def settle_old_moon(self) -> list[Event]:
+        """Score a moon awaiting its shooter's choice by the better option for the shooter, as
+        the engine did before the shooter chose, without counting an action (the old log has
+        none, so :attr:`version` stays the log's length). Only for replaying such logs."""
+        if self.hand.phase is not Phase.MOON:
+            raise IllegalMove(Reason.WRONG_PHASE, "no moon awaits its shooter's choice")
+        events = self.hand.settle_moon_unrecorded()
+        return events + self._after_hand()
 
     def _deal(self, number: int, scores: tuple[int, ...]) -> Hand:
         hand = Hand.deal(self.rules, self.seed, hand_number=number, scores=scores)
@@ -149,7 +183,12 @@ class Match:
                 totals = add_hand(self.rules, before, points)
                 sheet.append(
                     HandScore(
-                        hand.hand_number, hand.pass_direction, points, totals, hand.moon_shooter()
+                        hand.hand_number,
+                        hand.pass_direction,
+                        points,
+                        totals,
+                        hand.moon_shooter(),
+                        hand.moon_choice,
                     )
                 )
         return tuple(sheet)
@@ -165,7 +204,8 @@ class Match:
 
     def awaiting(self) -> tuple[int, ...]:
         """The seats that must act now: every seat yet to pass while passing, the seat to
-        play, or none once the match is over."""
+        play, the seat that shot the moon while it chooses how to score it
+        (``shooter_chooses``), or none once the match is over."""
         return () if self.is_over else self.hand.awaiting()
 
     def view(self, seat: int) -> SeatView:
@@ -191,13 +231,19 @@ class Match:
             raise IllegalMove(Reason.WRONG_PHASE, "the match is over")
         events = self.hand._apply(action)
         self._version += 1
-        if self.hand.phase is Phase.DONE:
-            if self.is_over:
-                events.append(MatchOver(self.winners, self.scores))
-            else:
-                hand = self._deal(len(self._hands), self.scores)
-                events.append(HandDealt(hand.hand_number, hand.pass_direction))
-        return events
+        return events + self._after_hand()
+
+    def _after_hand(self) -> list[Event]:
+        # a finished hand ends the match or deals the next one
+        if self.hand.phase is not Phase.DONE:
+            return []
+        if self.is_over:
+            return [MatchOver(self.winners, self.scores)]
+        hand = self._deal(len(self._hands), self.scores)
+        return [HandDealt(hand.hand_number, hand.pass_direction)]
+
+    def choose_moon(self, seat: int, choice: MoonChoice) -> list[Event]:
+        return self.apply(Moon(seat, choice))
 
     def pass_cards(self, seat: int, cards: Iterable[Card]) -> list[Event]:
         return self.apply(Pass(seat, tuple(cards)))
@@ -218,11 +264,11 @@ class Match:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Match:
-        """Replay a stored match (this format or format 1); bad data raises DealError,
+        """Replay a stored match (this format, or format 2 or 1); bad data raises DealError,
         ActionError or IllegalMove."""
         try:
             version = data.get("version", 1)
-            if version not in (1, FORMAT_VERSION):
+            if version not in (1, 2, FORMAT_VERSION):
                 raise DealError(f"unknown match format version {version!r}")
             rules, seed = Rules.from_dict(data["rules"]), data["seed"]
             if version == 1:
@@ -234,4 +280,7 @@ class Match:
             raise DealError(
                 f"a stored match needs version, rules, seed and actions ({exc})"
             ) from exc
-        return cls.from_actions(rules, seed, [action_from_stored(a) for a in stored])
+        match = cls.from_actions(rules, seed, [action_from_stored(a) for a in stored])
+        if version < FORMAT_VERSION and match.hand.phase is Phase.MOON:
+            match.settle_old_moon()  # the old engine had scored this last moon already
+        return match

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from heartsuit.cards import Card
+from heartsuit.hearts.actions import MoonChoice
 from heartsuit.hearts.rules import Rules
 
 
@@ -86,31 +87,43 @@ def points_from(
     raw: Sequence[int],
     positive: Sequence[int],
     scores: Sequence[int],
+    choice: MoonChoice | None = None,
 ) -> tuple[int, ...]:
     """:func:`hand_points` from per-seat sums of the cards taken: all their points (``raw``)
-    and their positive points only (``positive``); ``total`` is ``rules.total_points()``."""
+    and their positive points only (``positive``); ``total`` is ``rules.total_points()``.
+
+    Under ``shooter_chooses``, ``choice`` is what the shooter chose; None gives the better
+    option (:func:`best_moon_choice`), as a computer chooses it (and the fast playouts score)."""
     shooter = shooter_of(total, positive)
     if shooter is None:
         return tuple(raw)
+    options = moon_options(total, raw, positive, shooter)
+    if rules.moon != "shooter_chooses":
+        return options[rules.moon]
+    if choice is None:
+        choice = best_moon_choice(rules, shooter, scores, options)
+    return options[choice]
+
+
+def moon_options(
+    total: int, raw: Sequence[int], positive: Sequence[int], shooter: int
+) -> dict[MoonChoice, tuple[int, ...]]:
+    """Each seat's points of a hand ``shooter`` shot the moon in, under each way to score it."""
     # what each seat keeps apart from penalty cards: only the J♦ bonus can be there
     bonus = [points - plus for points, plus in zip(raw, positive, strict=True)]
     others = tuple(b + (0 if seat == shooter else total) for seat, b in enumerate(bonus))
     minus = tuple(b - (total if seat == shooter else 0) for seat, b in enumerate(bonus))
-    if rules.moon == "others_plus_26":
-        return others
-    if rules.moon == "self_minus_26":
-        return minus
-    return shooter_choice(rules, shooter, scores, others, minus)
+    return {"others_plus_26": others, "self_minus_26": minus}
 
 
-def shooter_choice(
+def best_moon_choice(
     rules: Rules,
     shooter: int,
     scores: Sequence[int],
-    others: tuple[int, ...],
-    minus: tuple[int, ...],
-) -> tuple[int, ...]:
-    """The shooter's better option (house rule, documented in docs/hearts-rules.md).
+    options: dict[MoonChoice, tuple[int, ...]],
+) -> MoonChoice:
+    """The shooter's better option for its match standing (a computer's choice; house rule,
+    documented in docs/hearts-rules.md).
 
     Each option is judged by the totals it leads to: first, one that ends the match with the
     shooter among the winners; then one that does not end the match; last, one that ends it
@@ -125,4 +138,17 @@ def shooter_choice(
             return 1, best_other - totals[shooter]
         return (2 if shooter in winners(rules, totals) else 0), best_other - totals[shooter]
 
-    return minus if merit(minus) > merit(others) else others
+    minus, others = options["self_minus_26"], options["others_plus_26"]
+    return "self_minus_26" if merit(minus) > merit(others) else "others_plus_26"
+
+
+def shooter_choice(
+    rules: Rules,
+    shooter: int,
+    scores: Sequence[int],
+    others: tuple[int, ...],
+    minus: tuple[int, ...],
+) -> tuple[int, ...]:
+    """The points of :func:`best_moon_choice` (the fast path's form)."""
+    options: dict[MoonChoice, tuple[int, ...]] = {"others_plus_26": others, "self_minus_26": minus}
+    return options[best_moon_choice(rules, shooter, scores, options)]

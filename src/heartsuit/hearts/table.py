@@ -22,10 +22,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from heartsuit.hearts.actions import Action, Pass, Play
+from heartsuit.hearts.actions import Action, Moon, Pass, Play
 from heartsuit.hearts.bots import BOTS, LEVELS, Bot, UnknownBot, make_bot, make_level
 from heartsuit.hearts.events import Event
 from heartsuit.hearts.game import IllegalMove, Reason
+from heartsuit.hearts.scoring import best_moon_choice
 from heartsuit.hearts.view import SeatView
 from heartsuit.shuffle import derive_seed
 
@@ -102,7 +103,8 @@ def make_computer(name: str, seed: int) -> Bot:
 
 
 def bot_action(bot: Bot, view: SeatView) -> Action:
-    """Ask ``bot`` what the seat of ``view`` does now, checked against the view."""
+    """Ask ``bot`` what the seat of ``view`` does now, checked against the view (a moon's
+    scoring is chosen by :func:`~heartsuit.hearts.scoring.best_moon_choice`, not the bot)."""
     seat = view.seat
     if view.must_pass:
         cards = tuple(bot.choose_pass(view))
@@ -117,6 +119,10 @@ def bot_action(bot: Bot, view: SeatView) -> Action:
             raise BotError(f"bot {bot.name!r} played {card} from seat {seat}: "
                            f"the legal cards are {_codes(view.legal)}")
         return Play(seat, card)
+    if view.phase == "moon" and view.shooter == seat:
+        # every level takes the better option for its match standing: a rule, not a bot's
+        # judgement (docs/hearts-rules.md, "Shooting the moon")
+        return Moon(seat, best_moon_choice(view.rules, seat, view.scores, dict(view.moon_options)))
     raise IllegalMove(Reason.NOT_YOUR_TURN, f"seat {seat} has nothing to do now")
 
 

@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from typing import Literal
 
 from heartsuit.cards import Card
+from heartsuit.hearts.actions import MoonChoice
 from heartsuit.hearts.rules import PassDirection, Rules
 
-PhaseName = Literal["pass", "play", "done"]
+PhaseName = Literal["pass", "play", "moon", "done"]
 
 
 def _codes(cards: tuple[Card, ...]) -> list[str]:
@@ -73,6 +74,10 @@ class SeatView:
     kitty: tuple[Card, ...] = ()  # the kitty's cards, shown only once the hand is done
     held_over: tuple[Card, ...] = ()  # cancelled cards waiting for the next trick's winner
     hand_points: tuple[int, ...] = ()  # final points per seat (moon, bonuses), once done
+    shooter: int | None = None  # the seat that shot the moon, once every card is played
+    # each way to score that moon and the points per seat it gives (phase "moon" and after)
+    moon_options: tuple[tuple[MoonChoice, tuple[int, ...]], ...] = ()
+    moon_choice: MoonChoice | None = None  # how the moon was scored, once the hand is done
 
     def to_dict(self) -> dict[str, object]:
         """A JSON-able dict; cards as ASCII codes ("QS", "10H")."""
@@ -98,4 +103,7 @@ class SeatView:
             "kitty": _codes(self.kitty),
             "held_over": _codes(self.held_over),
             "hand_points": list(self.hand_points),
+            "shooter": self.shooter,
+            "moon_options": {choice: list(points) for choice, points in self.moon_options},
+            "moon_choice": self.moon_choice,
         }

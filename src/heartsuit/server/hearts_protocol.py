@@ -114,6 +114,14 @@ class HeartsPlay(_Seated):
     version: StrictInt = Field(ge=0)
 
 
+class HeartsMoon(_Seated):
+    """The seat that shot the moon chooses how it scores (``moon="shooter_chooses"``)."""
+
+    type: Literal["hearts.moon"]
+    choice: Literal["others_plus_26", "self_minus_26"]
+    version: StrictInt = Field(ge=0)
+
+
 class HeartsLook(_Seated):
     type: Literal["hearts.look"]
 
@@ -139,6 +147,7 @@ HeartsMessage = (
     | HeartsStart
     | HeartsPass
     | HeartsPlay
+    | HeartsMoon
     | HeartsLook
     | HeartsLeave
     | HeartsFree
@@ -152,6 +161,7 @@ HEARTS_MESSAGES: tuple[type[ClientMessage], ...] = (
     HeartsStart,
     HeartsPass,
     HeartsPlay,
+    HeartsMoon,
     HeartsLook,
     HeartsLeave,
     HeartsFree,
@@ -206,6 +216,10 @@ class Sheet(_Out):
     hands: list[list[int]]
     totals: list[list[int]]
     shooters: list[int | None]
+    #: how each hand's moon was scored ("others_plus_26" / "self_minus_26"), None without one
+    moons: list[str | None] = Field(default_factory=list)
+    #: what a moon is worth under these rules (26; 52 with two packs; more with spade penalties)
+    moon_points: int = 26
 
 
 class Over(_Out):

@@ -18,6 +18,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from heartsuit import i18n
+from heartsuit.hearts import Moon
 from heartsuit.server.bus import Notice
 from heartsuit.server.hearts_protocol import (
     HEARTS_MESSAGES,
@@ -31,6 +32,7 @@ from heartsuit.server.hearts_protocol import (
     HeartsLobby,
     HeartsLook,
     HeartsMessage,
+    HeartsMoon,
     HeartsOpen,
     HeartsPass,
     HeartsPlay,
@@ -148,11 +150,13 @@ class HeartsSession:
             await self._push(live)
         elif isinstance(message, HeartsStart):
             await self._reply(await service.start_match(message.table, message.token), req)
-        elif isinstance(message, HeartsPass | HeartsPlay):
+        elif isinstance(message, HeartsPass | HeartsPlay | HeartsMoon):
             live = await service.table(message.table)
             seat = self._held_seat(live, message.token)
             if isinstance(message, HeartsPass):
                 action = action_for(seat, "pass", message.cards)
+            elif isinstance(message, HeartsMoon):
+                action = Moon(seat, message.choice)
             else:
                 action = action_for(seat, "play", message.card)
             live = await service.act(message.table, message.token, action, message.version)

@@ -80,7 +80,11 @@ def plan_table(
         elif mode == "online" and number > 0:
             seats.append(SeatRecord(number, "open", ""))
         else:
-            default = you if number == 0 else f"{you} {number + 1}"
+            # a person who gives no name is unnamed: each page calls them "you" on their own
+            # screen and "seat N" on anyone else's (a shared device keeps "You", "You 2", …)
+            default = ""
+            if mode == "hotseat":
+                default = you if number == 0 else f"{you} {number + 1}"
             name = clean_name(choice.name if number else message.name or choice.name, default)
             token = new_token()
             tokens[number] = token

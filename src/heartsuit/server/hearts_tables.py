@@ -12,7 +12,9 @@ Nothing here does I/O; :mod:`heartsuit.server.hearts_service` stores and announc
 Log entries (``kind`` and ``data``):
 
 - ``start``: the host started the match (online); computer and same-device tables log it at once;
-- ``action``: a pass or a play, as :meth:`heartsuit.hearts.actions.Action.to_dict` writes it;
+- ``action``: a pass, a play or a moon choice, as :meth:`heartsuit.hearts.actions.Action.to_dict`
+  writes it (a log written before shooters chose has no moon choice: its replay scores such a
+  moon as the engine did then, :meth:`heartsuit.hearts.match.Match.settle_old_moon`);
 - ``seat``: a seat changed hands (``{"seat", "kind", "name", "level"}``; never a token);
 - ``rematch``: a new match with the same seats (``{"seed": s}``).
 
@@ -137,7 +139,12 @@ class LiveTable:
     ) -> LiveTable:
         table = cls(replace(record, status="lobby", version=0), list(seats), _rules(record))
         for entry in log:
-            table.apply(entry)
+            table.apply(entry, replaying=True)
+        match = table.match
+        if record.status == "over" and match is not None and match.hand.phase == "moon":
+            # stored as over before shooters chose: that engine had scored this last moon
+            match.settle_old_moon()
+            table.record = replace(table.record, status=table.status)
         return table
 
     # --- state ------------------------------------------------------------------------------
@@ -203,7 +210,7 @@ class LiveTable:
 
     # --- changes ----------------------------------------------------------------------------
 
-    def apply(self, entry: LogEntry) -> list[dict[str, Any]]:
+    def apply(self, entry: LogEntry, *, replaying: bool = False) -> list[dict[str, Any]]:
         """Apply one log entry (replayed or new); returns the public events it caused.
 
         Raises :class:`TableError` or the engine's ``IllegalMove``/``ValueError`` and changes
@@ -225,12 +232,15 @@ class LiveTable:
             if self.match.is_over:
                 raise TableError("the match is over")
             action = action_from_dict(entry.data)
-            events = [e.to_dict() for e in self.match.apply(action)]
+            play = self.match.replay if replaying else self.match.apply
+            events = [e.to_dict() for e in play(action)]
             seat, was_pass = action.seat, isinstance(action, Pass)
         elif entry.kind == "seat":
             seat = _apply_seat(self.seats, entry.data)
             events = [{"type": "seat", "seat": seat}]
         elif entry.kind == "rematch":
+            if replaying and self.match is not None and self.match.hand.phase == "moon":
+                self.match.settle_old_moon()  # an old log: its last moon was scored then
             if self.match is None or not self.match.is_over:
                 raise TableError("a rematch comes after the match is over")
             self.match = Match.new(self.rules, int(entry.data["seed"]))

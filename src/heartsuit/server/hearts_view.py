@@ -81,6 +81,8 @@ def sheet(match: Match) -> Sheet:
         hands=[list(line.points) for line in lines],
         totals=[list(line.totals) for line in lines],
         shooters=[line.shooter for line in lines],
+        moons=[line.moon for line in lines],
+        moon_points=match.rules.total_points(),
     )
 
 
@@ -129,7 +131,7 @@ def table_state(
             public={},
             view=None,
             illegal={},
-            sheet=Sheet(hands=[], totals=[], shooters=[]),
+            sheet=Sheet(hands=[], totals=[], shooters=[], moon_points=live.rules.total_points()),
             over=None,
             events=events or [],
             resync=events is None,

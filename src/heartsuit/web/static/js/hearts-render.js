@@ -46,11 +46,16 @@ export function cardElement(code, { button = false, label = cardLabel(code) } = 
   return el;
 }
 
-/** The name shown for a seat (a computer without a name gets "Computer 3"). */
+/** The name shown for a seat (a computer without a name gets "Computer 3"). A person who gave
+ * no name (or was named with the word "you" by an older table) is "you" only on a screen that
+ * plays that seat alone; anyone else (a friend, a screen whose seat was taken over) reads
+ * "Seat 1", never "Waiting for You". */
 export function seatName(state, seat) {
   const info = state.table.seats[seat];
-  if (info && info.name) return info.name;
+  const mine = state.you.length === 1 && state.you[0] === seat;
+  if (info && info.name && !(info.name === t("hearts.name.you") && !mine)) return info.name;
   if (info && info.kind === "computer") return t("hearts.computer_n", { n: seat + 1 });
+  if (info && info.kind === "human" && mine) return t("hearts.name.you");
   return t("hearts.seat_n", { n: seat + 1 });
 }
 
@@ -113,7 +118,21 @@ export function statusText(state) {
     if (pub.to_play === me && state.view) return t(leading(pub) ? "hearts.status.you_lead" : "hearts.status.you");
     return t("hearts.status.other", { name: seatName(state, pub.to_play) });
   }
+  if (pub.phase === "moon" && pub.shooter !== null && pub.shooter !== undefined) {
+    if (isMe(state, pub.shooter)) return t("hearts.status.moon_you");
+    return t("hearts.status.moon_wait", { name: seatName(state, pub.shooter) });
+  }
   return t("hearts.status.hand_done");
+}
+
+/** What a moon is worth at this table (26; 52 with two packs). */
+export function moonPoints(state) {
+  return (state.sheet && state.sheet.moon_points) || 26;
+}
+
+/** "everyone else +26" / "the shooter −26": how a moon was scored, in words. */
+export function moonChoiceText(state, choice) {
+  return t(`hearts.moon.choice.${choice}`, { n: moonPoints(state) });
 }
 
 function leading(pub) {
@@ -144,7 +163,8 @@ export function seatChip(state, seat, { host = false, onFree = null } = {}) {
   const li = document.createElement("li");
   li.className = "ht-seat";
   li.dataset.seat = String(seat);
-  const turn = state.table.status === "playing" && (pub.phase === "pass" ? state.awaiting.includes(seat) : pub.to_play === seat);
+  const choosing = pub.phase === "pass" || pub.phase === "moon";
+  const turn = state.table.status === "playing" && (choosing ? state.awaiting.includes(seat) : pub.to_play === seat);
   li.classList.toggle("turn", turn);
   li.dataset.presence = presence(info);
   const name = document.createElement("span");
@@ -152,7 +172,7 @@ export function seatChip(state, seat, { host = false, onFree = null } = {}) {
   name.textContent = nameWithMark(state, seat);
   const top = document.createElement("span");
   top.className = "ht-seat-top";
-  if (turn) top.append(badge(`▶ ${t(pub.phase === "pass" ? "hearts.badge.choosing" : "hearts.badge.turn")}`, "turn"));
+  if (turn) top.append(badge(`▶ ${t(choosing ? "hearts.badge.choosing" : "hearts.badge.turn")}`, "turn"));
   top.append(name);
   li.append(top);
   const tags = document.createElement("span");
@@ -165,11 +185,12 @@ export function seatChip(state, seat, { host = false, onFree = null } = {}) {
   if (tags.childElementCount) li.append(tags);
   const nums = document.createElement("span");
   nums.className = "ht-nums";
-  nums.textContent = t("hearts.seat_numbers", {
-    points: pub.points_taken[seat],
-    total: pub.scores[seat],
-    cards: pub.cards_left[seat],
-  });
+  const values = { points: pub.points_taken[seat], total: pub.scores[seat], cards: pub.cards_left[seat] };
+  // in words; with many seats the chips show the bare numbers instead (a legend above says
+  // what they are) so that each chip stays short, and the words stay for screen readers
+  nums.innerHTML = '<span class="ht-nums-full"></span><span class="ht-nums-short" aria-hidden="true"></span>';
+  nums.querySelector(".ht-nums-full").textContent = t("hearts.seat_numbers", values);
+  nums.querySelector(".ht-nums-short").textContent = `${values.points} · ${values.total} · ${values.cards}`;
   li.append(nums);
   if (host && onFree && info.kind === "human" && !state.you.includes(seat) && (info.away || !info.connected)) {
     const free = document.createElement("button");
@@ -267,8 +288,12 @@ export function sheetTable(state) {
       cell.innerHTML = '<span class="pts"></span><span class="run"></span>';
       cell.querySelector(".pts").textContent = (moon ? "☾ " : "") + (points[seat] > 0 ? `+${points[seat]}` : String(points[seat]));
       cell.querySelector(".run").textContent = String(sheet.totals[hand][seat]);
-      if (moon) cell.title = t("hearts.sheet.moon");
-      if (moon) cell.setAttribute("aria-label", `${points[seat]}, ${t("hearts.sheet.moon")}, ${t("hearts.sheet.total")} ${sheet.totals[hand][seat]}`);
+      if (moon) {
+        const how = (sheet.moons || [])[hand];
+        const words = how ? t("hearts.sheet.moon_how", { choice: moonChoiceText(state, how) }) : t("hearts.sheet.moon");
+        cell.title = words;
+        cell.setAttribute("aria-label", `${points[seat]}, ${words}, ${t("hearts.sheet.total")} ${sheet.totals[hand][seat]}`);
+      }
     }
   });
   table.append(caption);
@@ -306,6 +331,15 @@ export function eventTexts(state, events) {
       case "trick_done":
         out.push(event.winner === null ? t("hearts.trick.held") : wonText(state, event.winner, event.points));
         break;
+      case "moon_chosen": {
+        const choice = moonChoiceText(state, event.choice);
+        out.push(
+          isMe(state, event.seat)
+            ? t("hearts.ev.moon_chosen_you", { choice })
+            : t("hearts.ev.moon_chosen", { name: seatName(state, event.seat), choice }),
+        );
+        break;
+      }
       case "hand_done":
         if (event.shooter !== null && event.shooter !== undefined) out.push(t("hearts.ev.moon", { name: seatName(state, event.shooter) }));
         out.push(t("hearts.ev.hand_done", { n: event.hand_number + 1 }));

@@ -14,6 +14,9 @@ import {
   cardLabel,
   eventTexts,
   infoText,
+  isMe,
+  moonChoiceText,
+  moonPoints,
   mySeat,
   nameWithMark,
   passText,
@@ -46,6 +49,7 @@ const el = {
   trickNote: $("trick-note"),
   me: $("me"),
   prompt: $("prompt"),
+  moon: $("moon"),
   reason: $("reason"),
   hand: $("hand"),
   pass: $("pass"),
@@ -60,6 +64,8 @@ const el = {
 };
 // a finished trick stays in view this long before the next pushed state is drawn
 const TRICK_PAUSE_MS = 1100;
+// the narrowest strip of an overlapped hand card still easy to tap; below it the hand wraps
+const CARD_STRIP_PX = 18;
 
 let state = null; // the state drawn now
 let shown = 0; // states drawn, exposed as data-seq for tests
@@ -208,7 +214,7 @@ function draw(next) {
   render();
   announce(previous, next, events);
   const done = events.find((e) => e.type === "hand_done");
-  if (done) showBanner(next, done);
+  if (done) showBanner(next, done, events.find((e) => e.type === "moon_chosen"));
 }
 
 function announce(previous, next, events) {
@@ -219,9 +225,13 @@ function announce(previous, next, events) {
   if (lines.length) el.live.textContent = lines.join(". ");
 }
 
-function showBanner(next, event) {
+function showBanner(next, event, chosen) {
   const parts = [];
   if (event.shooter !== null && event.shooter !== undefined) parts.push(`☾ ${t("hearts.ev.moon", { name: seatName(next, event.shooter) })}`);
+  if (chosen) {
+    const choice = moonChoiceText(next, chosen.choice);
+    parts.push(isMe(next, chosen.seat) ? `${t("hearts.ev.moon_chosen_you", { choice })}.` : `${t("hearts.ev.moon_chosen", { name: seatName(next, chosen.seat), choice })}.`);
+  }
   const points = (event.points || []).map((p, seat) => `${seatName(next, seat)} ${p > 0 ? "+" : ""}${p}`);
   parts.push(t("hearts.banner.hand", { n: event.hand_number + 1, points: points.join(", ") }));
   el.banner.querySelector("[data-banner-text]").textContent = parts.join(" ");
@@ -374,6 +384,7 @@ function renderHand() {
   el.pass.hidden = true;
   el.prompt.textContent = "";
   el.hand.classList.remove("passing");
+  renderMoon();
   if (!view) return;
   const passing = view.phase === "pass" && view.must_pass;
   const myTurn = view.phase === "play" && view.to_play === view.seat;
@@ -384,7 +395,18 @@ function renderHand() {
   const passedOut = view.phase === "pass" && !view.must_pass ? new Set(view.passed || []) : new Set();
   el.hand.style.setProperty("--n", String(view.hand.length));
   el.hand.classList.toggle("passing", passing);
-  for (const code of view.hand) {
+  const rows = handRows(view.hand.length);
+  const perRow = Math.ceil(view.hand.length / rows);
+  el.hand.classList.toggle("rows", rows > 1);
+  el.hand.dataset.rows = String(rows);
+  let row = el.hand;
+  view.hand.forEach((code, index) => {
+    if (rows > 1 && index % perRow === 0) {
+      row = document.createElement("div");
+      row.className = "ht-hand-row";
+      row.style.setProperty("--n", String(Math.min(perRow, view.hand.length - index)));
+      el.hand.append(row);
+    }
     const labelParts = [cardLabel(code)];
     const card = cardElement(code, { button: true });
     if (received.has(code)) {
@@ -408,10 +430,10 @@ function renderHand() {
     }
     card.setAttribute("aria-label", labelParts.join(", "));
     card.tabIndex = -1;
-    el.hand.append(card);
-  }
+    row.append(card);
+  });
   // one tab stop for the whole hand; arrows move inside it
-  const cards = [...el.hand.children];
+  const cards = [...el.hand.querySelectorAll("[data-card]")];
   const keep = cards.find((c) => c.dataset.card === focusCard) || cards.find((c) => c.classList.contains("legal")) || cards[0];
   if (keep) keep.tabIndex = 0;
   if (hadFocus && keep) keep.focus();
@@ -424,6 +446,50 @@ function renderHand() {
     el.prompt.textContent = t("hearts.prompt.play");
   }
 }
+
+/** The shooter's choice of how the moon scores (only on the shooter's own screen). */
+function renderMoon() {
+  const s = state;
+  const view = s.view;
+  const asked = Boolean(view && view.phase === "moon" && view.shooter === view.seat && s.awaiting.includes(view.seat));
+  const wasHidden = el.moon.hidden;
+  el.moon.hidden = !asked;
+  if (!asked) return;
+  const n = moonPoints(s);
+  const me = view.seat;
+  for (const button of el.moon.querySelectorAll("[data-moon-choice]")) {
+    const choice = button.dataset.moonChoice;
+    const points = view.moon_options[choice] || [];
+    const rules = view.rules;
+    // the engine's exactly-100 reset: a total landing on the target drops to half of it
+    const add = (before, seat) => before + (points[seat] || 0);
+    const totals = view.scores.map(add).map((total) => (rules.exactly_100_reset && total === rules.target ? Math.floor(rules.target / 2) : total));
+    const other = Math.min(...totals.filter((_, seat) => seat !== me));
+    button.querySelector(".ht-moon-main").textContent = t(choice === "self_minus_26" ? "hearts.moon.self" : "hearts.moon.others", { n });
+    button.querySelector(".ht-moon-after").textContent = t("hearts.moon.after", { you: totals[me], other });
+  }
+  if (wasHidden) el.moon.querySelector("[data-moon-choice]").focus();
+}
+
+/** How many rows the hand needs so that every overlapped card shows a strip to tap. */
+function handRows(count) {
+  const width = el.hand.clientWidth;
+  // a card's width is the stylesheet's (--cw, which depends on the window): measured
+  const probe = document.createElement("span");
+  probe.style.cssText = "position:absolute;visibility:hidden;width:var(--cw)";
+  el.hand.append(probe);
+  const card = probe.getBoundingClientRect().width;
+  probe.remove();
+  if (!width || !card || count < 2) return 1;
+  const fits = Math.max(1, Math.floor((width - card) / CARD_STRIP_PX) + 1);
+  return Math.min(4, Math.ceil(count / fits));
+}
+
+// a change of width (a turned phone, zoom) redraws the hand when it needs other rows
+new ResizeObserver(() => {
+  if (!state || !state.view || !el.hand.childElementCount) return;
+  if (handRows(state.view.hand.length) !== Number(el.hand.dataset.rows || 1)) renderHand();
+}).observe(el.hand);
 
 function updatePassButton() {
   const n = state.view.rules.pass_count;
@@ -538,6 +604,10 @@ el.hand.addEventListener("keydown", (event) => {
   cards[next].tabIndex = 0;
   cards[next].focus();
   focusCard = cards[next].dataset.card;
+});
+el.moon.addEventListener("click", (event) => {
+  const button = event.target.closest("[data-moon-choice]");
+  if (button && state && state.view && state.view.phase === "moon") send({ type: "hearts.moon", choice: button.dataset.moonChoice });
 });
 el.pass.addEventListener("click", () => {
   if (selected.size === state.view.rules.pass_count) send({ type: "hearts.pass", cards: [...selected] });
