@@ -83,13 +83,20 @@ class Card:
     @property
     def code(self) -> str:
         """The ASCII form, ``"QS"`` or ``"10H"``."""
-        return f"{rank_name(self.rank)}{self.suit.value}"
+        # looked up, not formatted: views and messages write thousands of codes a second
+        return _CODES[self.suit][self.rank]
 
     def __str__(self) -> str:
         return f"{rank_name(self.rank)}{self.suit.symbol}"
 
     def __repr__(self) -> str:
         return f"Card({self})"
+
+
+#: the ASCII form of each card, by suit and then rank (index 0 and 1 unused)
+_CODES: dict[Suit, tuple[str, ...]] = {
+    suit: ("", "", *(f"{rank_name(rank)}{suit.value}" for rank in range(2, 15))) for suit in Suit
+}
 
 
 def full_pack() -> list[Card]:

@@ -31,6 +31,7 @@ from heartsuit.server.limits import Limits
 from heartsuit.server.players import Player, PlayerService, player_channel
 from heartsuit.server.protocol import (
     COMMON_MESSAGES,
+    Encoded,
     ErrorCode,
     ErrorReply,
     Hello,
@@ -217,7 +218,7 @@ class Connection:
                     except ProtocolError:
                         continue  # what the notice was about is gone; nothing to show
 
-    async def send(self, message: Reply, req: int | None = None) -> None:
+    async def send(self, message: Reply | Encoded, req: int | None = None) -> None:
         async with self._send_lock:
             await self.socket.send_text(encode(message, req))
 

@@ -47,6 +47,7 @@ from heartsuit.server.hearts_tables import (
     new_token,
     normalize_invite,
 )
+from heartsuit.server.hearts_view import StateFrames
 from heartsuit.server.protocol import ErrorCode
 
 log = logging.getLogger("heartsuit.server.hearts")
@@ -102,6 +103,8 @@ class HeartsService:
         self.presence = Presence(grace_ms, self._grace_over)
         self._drivers: dict[str, asyncio.Task[None]] = {}
         self._closing = False
+        #: the states sent to the sockets, with what they share encoded once per version
+        self.frames = StateFrames()
 
     # ------------------------------------------------------------------ lifetime
 

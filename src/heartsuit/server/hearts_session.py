@@ -52,7 +52,7 @@ from heartsuit.server.hearts_setup import action_for
 from heartsuit.server.hearts_tables import LiveTable
 from heartsuit.server.hearts_view import invite_url, seat_infos, table_state
 from heartsuit.server.players import Player
-from heartsuit.server.protocol import ClientMessage, ErrorCode, ProtocolError
+from heartsuit.server.protocol import ClientMessage, Encoded, ErrorCode, ProtocolError
 from heartsuit.server.service import Context
 
 
@@ -127,7 +127,7 @@ class HeartsSession:
             live = await service.table(message.table)
             tokens = {service.seat_of(live, token): token for token in message.tokens}
             await self._sit_down(live, tokens, take_over=message.take_over)
-            await self.link.send(await self._state(live, message.version), req)
+            await self.link.send(await self._frame(live, message.version), req)
         elif isinstance(message, HeartsInvite):
             live = await service.by_invite(message.invite)
             await self.link.send(
@@ -242,16 +242,25 @@ class HeartsSession:
         return on_notice
 
     async def _push(self, live: LiveTable) -> None:
-        await self.link.send(await self._state(live, self._seen(live)), None)
+        await self.link.send(await self._frame(live, self._seen(live)), None)
 
     async def _reply(self, live: LiveTable, req: int | None) -> None:
-        await self.link.send(await self._state(live, self._seen(live)), req)
+        await self.link.send(await self._frame(live, self._seen(live)), req)
 
     def _seen(self, live: LiveTable) -> int | None:
         held = self._tables.get(live.record.id)
         return None if held is None or held.seen < 0 else held.seen
 
     async def _state(self, live: LiveTable, since: int | None) -> HeartsState:
+        """The state for this socket as a model (for an error reply that carries it)."""
+        return table_state(live, **self._shown(live, since))
+
+    async def _frame(self, live: LiveTable, since: int | None) -> Encoded:
+        """The same state as a frame whose shared parts are encoded once for the table."""
+        return self.service.frames.text(live, **self._shown(live, since))
+
+    def _shown(self, live: LiveTable, since: int | None) -> dict[str, Any]:
+        """What this socket is shown of the table (and it counts as sent from now on)."""
         table_id = live.record.id
         held = self._tables.get(table_id) or _Seat()
         you = set(held.tokens)
@@ -267,18 +276,16 @@ class HeartsSession:
             view_seat = held.looking
         else:
             view_seat = min(you) if you else None
-        state = table_state(
-            live,
-            you=you,
-            view_seat=view_seat,
-            host=_host_of(live) in you,
-            connected=self.service.connected(table_id),
-            away=self.service.away(table_id),
-            since=since,
-        )
         if table_id in self._tables:
             self._tables[table_id].seen = live.version
-        return state
+        return {
+            "you": you,
+            "view_seat": view_seat,
+            "host": _host_of(live) in you,
+            "connected": self.service.connected(table_id),
+            "away": self.service.away(table_id),
+            "since": since,
+        }
 
     # ------------------------------------------------------------------ words
 

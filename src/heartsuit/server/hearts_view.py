@@ -10,12 +10,15 @@ the engine (``why_illegal``) for the cards of that one view.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+import json
+from collections import OrderedDict
+from collections.abc import Callable, Collection
 from typing import Any
 
 from heartsuit.hearts import Match, SeatView
 from heartsuit.server.hearts_protocol import HeartsState, Over, SeatInfo, Sheet, TableInfo
 from heartsuit.server.hearts_tables import LiveTable
+from heartsuit.server.protocol import Encoded
 
 #: the fields of a seat view only its own seat may see
 PRIVATE_FIELDS = ("seat", "hand", "legal", "must_pass", "passed", "received")
@@ -152,3 +155,146 @@ def table_state(
         events=events or [],
         resync=events is None,
     )
+
+
+# --- the same state, written once per version for every seat ----------------------------------
+
+#: the fields of a ``hearts.state`` that depend on the connection (the rest are the same for
+#: every socket at the table at one version)
+_OWN_FIELDS = frozenset({"you", "view", "illegal", "pass_to"})
+
+
+#: one encoder, the way protocol.encode writes (json.dumps with options makes one per call)
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+_json = _ENCODER.encode
+
+
+class StateFrames:
+    """``hearts.state`` frames with the shared parts encoded once.
+
+    Four people at a table hear each action: the table, who is awaited, the public view, the
+    score sheet, the end and the events since the last version are the same for all of them,
+    so they are built and encoded to JSON once per (table, version, presence) and kept in a
+    small LRU; each socket adds only its own seat's view, its illegal cards and whom it passes
+    to. The text is exactly what :func:`~heartsuit.server.protocol.encode` writes for
+    :func:`table_state` (a test holds the two together), and every part still comes from seat
+    views only: the shared parts from a view with its private fields removed.
+    """
+
+    def __init__(self, size: int = 8192) -> None:
+        self._size = size
+        self._parts: OrderedDict[tuple[Any, ...], dict[str, str]] = OrderedDict()
+
+    def text(
+        self,
+        live: LiveTable,
+        *,
+        you: Collection[int],
+        view_seat: int | None,
+        host: bool,
+        connected: Collection[int],
+        away: Collection[int],
+        since: int | None = None,
+    ) -> Encoded:
+        """The frame :func:`table_state` would give, as encoded text."""
+        version = live.version
+        table_key = ("table", live.record.id, version, host, frozenset(connected), frozenset(away))
+        table = self._cached(
+            table_key,
+            lambda: {
+                "table": _json(
+                    table_info(live, host=host, connected=connected, away=away).model_dump(
+                        mode="json"
+                    )
+                )
+            },
+        )
+        shared = self._cached(("shared", live.record.id, version, id(live)), lambda: _shared(live))
+        events = self._cached(
+            ("events", live.record.id, version, id(live), since), lambda: _events(live, since)
+        )
+        match = live.match
+        private = match.view(view_seat) if match is not None and view_seat is not None else None
+        own = {
+            "you": _json(sorted(you)),
+            "view": _view_json(private, shared) if private is not None else "null",
+            "illegal": _json(illegal_reasons(match, private))
+            if match is not None and private is not None
+            else "{}",
+            "pass_to": _json(pass_receiver(private)),
+        }
+        parts = {**table, **shared, **events, **own}
+        body = ",".join(f'"{name}":{parts[name]}' for name in _FIELD_ORDER)
+        return Encoded("{" + body + "}")
+
+    def _cached(self, key: tuple[Any, ...], build: Callable[[], dict[str, str]]) -> dict[str, str]:
+        found = self._parts.get(key)
+        if found is None:
+            found = self._parts[key] = build()
+            while len(self._parts) > self._size:
+                self._parts.popitem(last=False)
+        return found
+
+
+#: the order in which pydantic writes a hearts.state's fields (so the texts are the same)
+_FIELD_ORDER = tuple(HeartsState.model_fields)
+
+
+def _shared(live: LiveTable) -> dict[str, str]:
+    """The parts every socket at the table gets at this version (no seat's own cards)."""
+    match = live.match
+    if match is None:
+        empty = Sheet(hands=[], totals=[], shooters=[], moon_points=live.rules.total_points())
+        return {
+            "type": _json("hearts.state"),
+            "awaiting": "[]",
+            "public": "{}",
+            "sheet": _json(empty.model_dump(mode="json")),
+            "over": "null",
+        }
+    awaiting = list(live.awaiting())
+    over = Over(winners=list(match.winners)) if match.is_over else None
+    base = match.view(0).to_dict()
+    # every seat's own view shares these fields (the rules, the tricks, the scores...): each
+    # is encoded once here, and a seat's view adds only its private fields to them
+    view_parts = {
+        f"view.{key}": _json(value) for key, value in base.items() if key not in PRIVATE_FIELDS
+    }
+    return {
+        **view_parts,
+        "view.order": ",".join(base),
+        "type": _json("hearts.state"),
+        "awaiting": _json(awaiting),
+        # any seat's view with its private fields removed: seat 0's, as table_state does
+        # when it shows no hand
+        "public": _json(public_part(match.view(0), awaiting)),
+        "sheet": _json(sheet(match).model_dump(mode="json")),
+        "over": _json(over.model_dump(mode="json")) if over is not None else "null",
+    }
+
+
+def _private_fields(view: SeatView) -> dict[str, Any]:
+    """The fields of ``view.to_dict()`` that only its own seat may see, as it writes them."""
+    return {
+        "seat": view.seat,
+        "hand": [c.code for c in view.hand],
+        "legal": [c.code for c in view.legal],
+        "must_pass": view.must_pass,
+        "passed": [c.code for c in view.passed],
+        "received": [c.code for c in view.received],
+    }
+
+
+def _view_json(view: SeatView, shared: dict[str, str]) -> str:
+    """``json(view.to_dict())``, from the table's shared fields and this seat's own."""
+    own = _private_fields(view)
+    parts = []
+    for key in shared["view.order"].split(","):
+        text = _json(own[key]) if key in own else shared[f"view.{key}"]
+        parts.append(f'"{key}":{text}')
+    return "{" + ",".join(parts) + "}"
+
+
+def _events(live: LiveTable, since: int | None) -> dict[str, str]:
+    events = live.events_since(since)
+    return {"events": _json(events or []), "resync": _json(events is None)}

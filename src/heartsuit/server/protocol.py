@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import typing
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Literal
 
@@ -220,8 +221,21 @@ def _whole_characters(value: Any) -> bool:
     return True
 
 
-def encode(message: Reply, req: int | None = None) -> str:
+@dataclass(frozen=True, slots=True)
+class Encoded:
+    """A server message already written as its JSON object (a frame built from parts that
+    were encoded once for many sockets); :func:`encode` only adds the ``req``."""
+
+    text: str
+
+
+def encode(message: Reply | Encoded, req: int | None = None) -> str:
     """The text frame of a server message; ``req`` is echoed only when the client sent one."""
+    if isinstance(message, Encoded):
+        if req is None:
+            return message.text
+        # the same text json.dumps writes for {**data, "req": req}: the key goes last
+        return f'{message.text[:-1]},"req":{int(req)}}}'
     data: Mapping[str, Any] = message.model_dump(mode="json")
     if req is not None:
         data = {**data, "req": req}

@@ -24,7 +24,7 @@ from pydantic import BaseModel
 from heartsuit.i18n import Lang
 from heartsuit.server.bus import Notice
 from heartsuit.server.players import Player
-from heartsuit.server.protocol import ClientMessage, Reply
+from heartsuit.server.protocol import ClientMessage, Encoded, Reply
 
 OnNotice = Callable[[Notice], Awaitable[None]]
 """Called with each notice of a followed channel; a ``ProtocolError`` it raises is ignored
@@ -44,7 +44,7 @@ class Context(Protocol):
         """The language of this connection's server messages."""
         ...
 
-    async def send(self, message: Reply, req: int | None = None) -> None:
+    async def send(self, message: Reply | Encoded, req: int | None = None) -> None:
         """Send ``message``, echoing ``req`` when it answers a request (pushes carry none)."""
         ...
 
