@@ -181,9 +181,12 @@ class StateFrames:
     views only: the shared parts from a view with its private fields removed.
     """
 
-    def __init__(self, size: int = 8192) -> None:
+    def __init__(self, size: int = 2000) -> None:
+        #: how many tables' parts are kept (only each table's newest version)
         self._size = size
-        self._parts: OrderedDict[tuple[Any, ...], dict[str, str]] = OrderedDict()
+        self._tables: OrderedDict[str, tuple[tuple[int, int], dict[Any, dict[str, str]]]] = (
+            OrderedDict()
+        )
 
     def text(
         self,
@@ -197,10 +200,10 @@ class StateFrames:
         since: int | None = None,
     ) -> Encoded:
         """The frame :func:`table_state` would give, as encoded text."""
-        version = live.version
-        table_key = ("table", live.record.id, version, host, frozenset(connected), frozenset(away))
+        parts_of = self._parts_of(live)
         table = self._cached(
-            table_key,
+            parts_of,
+            ("table", host, frozenset(connected), frozenset(away)),
             lambda: {
                 "table": _json(
                     table_info(live, host=host, connected=connected, away=away).model_dump(
@@ -209,10 +212,8 @@ class StateFrames:
                 )
             },
         )
-        shared = self._cached(("shared", live.record.id, version, id(live)), lambda: _shared(live))
-        events = self._cached(
-            ("events", live.record.id, version, id(live), since), lambda: _events(live, since)
-        )
+        shared = self._cached(parts_of, "shared", lambda: _shared(live))
+        events = self._cached(parts_of, ("events", since), lambda: _events(live, since))
         match = live.match
         private = match.view(view_seat) if match is not None and view_seat is not None else None
         own = {
@@ -227,12 +228,27 @@ class StateFrames:
         body = ",".join(f'"{name}":{parts[name]}' for name in _FIELD_ORDER)
         return Encoded("{" + body + "}")
 
-    def _cached(self, key: tuple[Any, ...], build: Callable[[], dict[str, str]]) -> dict[str, str]:
-        found = self._parts.get(key)
+    def _parts_of(self, live: LiveTable) -> dict[Any, dict[str, str]]:
+        """The parts kept for this table at its version (a new version starts afresh; so does
+        another copy of the table, whose event history may differ)."""
+        table_id = live.record.id
+        stamp = (live.version, id(live))
+        kept = self._tables.get(table_id)
+        # people coming and going within one version add presence variants: a few at most
+        if kept is None or kept[0] != stamp or len(kept[1]) > 32:
+            kept = self._tables[table_id] = (stamp, {})
+        self._tables.move_to_end(table_id)
+        while len(self._tables) > self._size:
+            self._tables.popitem(last=False)
+        return kept[1]
+
+    @staticmethod
+    def _cached(
+        parts: dict[Any, dict[str, str]], key: Any, build: Callable[[], dict[str, str]]
+    ) -> dict[str, str]:
+        found = parts.get(key)
         if found is None:
-            found = self._parts[key] = build()
-            while len(self._parts) > self._size:
-                self._parts.popitem(last=False)
+            found = parts[key] = build()
         return found
 
 
