@@ -20,7 +20,7 @@ from heartsuit.server.players_store import SqlPlayersStore
 from heartsuit.server.protocol import ProtocolError
 from heartsuit.server.settings import Settings, sqlite_url
 from heartsuit.server.solitaire_service import SolitaireService
-from heartsuit.server.solitaire_store import GameRecord, MoveRecord, SqlSolitaireStore
+from heartsuit.server.solitaire_store import GameRecord, MoveRecord, SqlSolitaireStore, Tally
 from tests.server_support import TEST_ORIGINS, FakeClock, Peer, comparable, logged_actions
 
 #: taps weighted towards the cards that are free early, so that games get somewhere
@@ -78,11 +78,17 @@ class FailingOnce(SqlSolitaireStore):
 
     fail_next = False
 
-    async def append_move(self, move: MoveRecord, summary: GameRecord) -> None:
+    async def append_move(
+        self,
+        move: MoveRecord,
+        summary: GameRecord,
+        tally: Tally | None = None,
+        snapshot: str | None = None,
+    ) -> None:
         if self.fail_next:
             self.fail_next = False
             raise OSError("disk full")
-        await super().append_move(move, summary)
+        await super().append_move(move, summary, tally, snapshot)
 
 
 def test_a_failed_log_write_closes_the_socket_and_the_log_stays_the_truth(
