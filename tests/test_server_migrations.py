@@ -360,9 +360,10 @@ def test_0004_counts_the_games_already_played_and_keeps_them_counting(empty_url:
     open_and_close(empty_url)
 
     def read(conn: Connection) -> tuple[dict[str, str], list[Any], list[Any], Any]:
-        statuses = dict(
-            conn.execute(text("SELECT id, status FROM solitaire_games")).all()  # type: ignore[arg-type]
-        )
+        statuses: dict[str, str] = {
+            row.id: row.status
+            for row in conn.execute(text("SELECT id, status FROM solitaire_games")).all()
+        }
         totals = conn.execute(
             text(
                 "SELECT player_id, games, wins, current_streak, best_streak, best_time_ms,"
@@ -420,11 +421,10 @@ def test_0004_goes_back_to_the_old_statuses_on_a_downgrade(tmp_path: Path) -> No
     on_connection(url, fill_history)
     open_and_close(url)
     on_connection(url, lambda c: command.downgrade(migrations.config(c), "0003_hearts_tables"))
-    statuses = dict(
-        on_connection(
-            url, lambda c: c.execute(text("SELECT id, status FROM solitaire_games")).all()
-        )
+    rows = on_connection(
+        url, lambda c: c.execute(text("SELECT id, status FROM solitaire_games")).all()
     )
+    statuses = {row.id: row.status for row in rows}
     assert statuses["u1"] == "abandoned" and statuses["d1"] == "abandoned"
     tables = on_connection(url, lambda c: set(inspect(c).get_table_names()))
     assert "solitaire_player_stats" not in tables and "solitaire_snapshots" not in tables

@@ -21,10 +21,10 @@ from heartsuit.server.db import Database, MoveConflict, StoreError
 from heartsuit.server.players_store import PlayerRecord, PlayersStore, SqlPlayersStore
 from heartsuit.server.settings import sqlite_url
 from heartsuit.server.solitaire_store import (
+    CodeTotals,
     DealAnalysis,
     GameRecord,
     GameStatus,
-    CodeTotals,
     MoveRecord,
     PlayerTotals,
     SolitaireStore,
