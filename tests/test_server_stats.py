@@ -1,6 +1,6 @@
-"""Statistics: the rules of what counts (:func:`recount`, :func:`leave`, :func:`tally`), and the
-running totals the service keeps, checked against a count of the rows after any sequence of
-new games, restarts, taps and undos."""
+"""Statistics: the rules of what counts (:func:`recount`, :func:`close_game`, :func:`tally`),
+and the running totals the service keeps, checked against a count of the rows after any
+sequence of new games, restarts, taps and undos."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from heartsuit.server.players_store import SqlPlayersStore
 from heartsuit.server.protocol import ErrorCode, ProtocolError
 from heartsuit.server.settings import sqlite_url
 from heartsuit.server.solitaire_service import SolitaireService
-from heartsuit.server.solitaire_stats import leave, recount, tally, under_way
+from heartsuit.server.solitaire_stats import close_game, recount, tally, under_way
 from heartsuit.server.solitaire_store import (
     GameRecord,
     GameStatus,
@@ -72,13 +72,13 @@ def test_bests_are_over_wins_only() -> None:
 def test_what_leaving_a_game_does() -> None:
     playing, untouched = game(1, P, moves=3), game(2, P, moves=0)
     assert under_way(playing) and not under_way(untouched)
-    closed, counted = leave(playing, 9_000)
+    closed, counted = close_game(playing, 9_000)
     assert closed.status is L and closed.ended_at_ms == 9_000
     assert counted is not None and counted.kind is TallyKind.LOSS
-    assert leave(untouched, 9_000)[0].status is U and leave(untouched, 9_000)[1] is None
-    assert leave(game(3, D), 9_000) == (game(3, L), None)  # counted when it got there
-    assert leave(game(4, DD, moves=0), 9_000)[0].status is UP
-    assert leave(game(5, W), 9_000) == (game(5, W), None)
+    assert close_game(untouched, 9_000)[0].status is U and close_game(untouched, 9_000)[1] is None
+    assert close_game(game(3, D), 9_000) == (game(3, L), None)  # counted when it got there
+    assert close_game(game(4, DD, moves=0), 9_000)[0].status is UP
+    assert close_game(game(5, W), 9_000) == (game(5, W), None)
 
 
 def test_what_a_move_does() -> None:

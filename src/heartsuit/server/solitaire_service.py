@@ -42,7 +42,13 @@ from heartsuit.server.clock import Clock, wall_ms
 from heartsuit.server.players import PlayerService, player_channel
 from heartsuit.server.protocol import ErrorCode, ProtocolError
 from heartsuit.server.solitaire_protocol import PlayerSettings, StatsReply
-from heartsuit.server.solitaire_stats import DEFAULT_PAGE, leave, stats_reply, tally, under_way
+from heartsuit.server.solitaire_stats import (
+    DEFAULT_PAGE,
+    close_game,
+    stats_reply,
+    tally,
+    under_way,
+)
 from heartsuit.server.solitaire_store import (
     SNAPSHOT_EVERY,
     DealAnalysis,
@@ -244,7 +250,7 @@ class SolitaireService:
             tallies.append(Tally(TallyKind.DEAD_DEAL, record))
         closed: list[GameRecord] = []
         for current in open_games:
-            after, counted = leave(current, now)
+            after, counted = close_game(current, now)
             closed.append(after)
             if counted is not None:
                 tallies.append(counted)

@@ -12,7 +12,7 @@ What counts (and what the statistics page says it counts):
   (``dead_deals``), never as a game played.
 
 Each change is a :class:`Tally` that the store applies to the player's running totals in the
-same transaction as the change itself (:func:`tally`, :func:`leave`), so reading the
+same transaction as the change itself (:func:`tally`, :func:`close_game`), so reading the
 statistics costs the same at 5 games and 5,000: one row of totals and one page of the per-deal
 list. :func:`recount` computes the same figures from the games' rows, the slow way; the tests
 hold the two together and the migration that introduced the totals started them that way.
@@ -47,7 +47,7 @@ def under_way(game: GameRecord) -> bool:
     return game.status is GameStatus.PLAYING and game.moves > 0
 
 
-def leave(game: GameRecord, now_ms: int) -> tuple[GameRecord, Tally | None]:
+def close_game(game: GameRecord, now_ms: int) -> tuple[GameRecord, Tally | None]:
     """``game`` (an open game) closed because another game starts, and its tally."""
     if game.status is GameStatus.DEAD_DEAL:
         return replace(game, status=GameStatus.UNPLAYABLE), None
