@@ -102,16 +102,16 @@ def test_stats_after_a_won_and_a_lost_game(site: Site) -> None:
         after_win = peer.ask("stats")
         assert after_win["overall"] == {
             "games": 1, "wins": 1, "win_pct": 100.0, "current_streak": 1, "best_streak": 1,
-            "best_time_ms": won["elapsed_ms"], "fewest_moves": won["moves"],
+            "best_time_ms": won["elapsed_ms"], "fewest_moves": won["moves"], "dead_deals": 0,
         }
         lost = peer.new_game("HH1-N-AAAAAAB")
         peer.tap(lost["id"], "stock")
-        peer.new_game("HH1-N-AAAAAAD")  # abandons AAAAAAB: a loss
+        peer.new_game("HH1-N-AAAAAAD", leave=lost["id"])  # leaves AAAAAAB under way: a loss
         stats = peer.ask("stats")
         player = peer.player
     assert stats["overall"] == {
         "games": 2, "wins": 1, "win_pct": 50.0, "current_streak": 0, "best_streak": 1,
-        "best_time_ms": won["elapsed_ms"], "fewest_moves": won["moves"],
+        "best_time_ms": won["elapsed_ms"], "fewest_moves": won["moves"], "dead_deals": 0,
     }
     assert stats["by_code"] == [
         {"code": "HH1-N-AAAAAAB", "games": 1, "wins": 0, "best_time_ms": None,
@@ -123,13 +123,16 @@ def test_stats_after_a_won_and_a_lost_game(site: Site) -> None:
     assert api == {k: v for k, v in stats.items() if k != "req"}
 
 
-def test_a_new_game_abandons_the_unfinished_one(site: Site) -> None:
+def test_a_new_game_closes_the_unfinished_one(site: Site) -> None:
     with site.peer() as peer:
         first = peer.new_game(WIN_CODE)
-        second = peer.new_game(WIN_CODE)
-        assert peer.ask("solitaire.resume")["game"]["id"] == second["id"]
+        peer.tap(first["id"], "stock")
+        second = peer.new_game(WIN_CODE, leave=first["id"])
+        third = peer.new_game(WIN_CODE)  # the second had no move: nothing to ask
+        assert peer.ask("solitaire.resume")["game"]["id"] == third["id"]
     assert game_row(site.db_path, first["id"])["status"] == "abandoned"
-    assert game_row(site.db_path, second["id"])["status"] == "playing"
+    assert game_row(site.db_path, second["id"])["status"] == "unplayed"
+    assert game_row(site.db_path, third["id"])["status"] == "playing"
 
 
 def test_reconnecting_with_the_same_player_resumes_the_same_game(site: Site) -> None:

@@ -181,8 +181,9 @@ def test_every_answer_carries_the_security_headers(site: Site, path: str) -> Non
 
 def test_stats_take_the_player_from_a_header_never_the_url(site: Site) -> None:
     with site.peer() as peer:
-        peer.new_game(CODE)
-        peer.new_game(CODE)  # abandons the first: one game in the statistics
+        first = peer.new_game(CODE)
+        peer.tap(first["id"], "stock")
+        peer.new_game(CODE, leave=first["id"])  # leaves the first under way: one game
         player = peer.player
     by_header = site.client.get("/api/stats", headers={"X-Heartsuit-Player": player}).json()
     assert by_header["overall"]["games"] == 1

@@ -49,6 +49,7 @@ from heartsuit.server.app import create_app
 from heartsuit.server.db import Database
 from heartsuit.server.migrations import MigrationError
 from heartsuit.server.settings import Settings, sqlite_url
+from heartsuit.server.solitaire_stats import recount
 from heartsuit.server.solitaire_view import game_view
 from heartsuit.solitaire import Game, Target
 from tests.server_support import START_MS, TEST_ORIGINS, FakeClock, Peer, comparable
@@ -239,7 +240,9 @@ def test_revision_1_is_exactly_the_schema_from_before_migrations(empty_url: str)
 def test_the_revisions_have_readable_names_in_order() -> None:
     script = ScriptDirectory.from_config(migrations.config())
     names = [rev.revision for rev in reversed(list(script.walk_revisions()))]
-    assert names[:2] == ["0001_initial", "0002_player_preferences"]
+    assert names[:4] == [
+        "0001_initial", "0002_player_preferences", "0003_hearts_tables", "0004_solitaire_totals"
+    ]
     assert names[-1] == migrations.head()
 
 
@@ -275,7 +278,8 @@ def test_a_game_from_before_migrations_resumes_exactly(empty_url: str) -> None:
     on_connection(empty_url, fill_legacy)
     game, _log = played_game()
     expected = game_view(
-        game, game_id="the-game", started_at_ms=START_MS, now_ms=START_MS, placement_help=False
+        game, game_id="the-game", started_at_ms=START_MS, now_ms=START_MS, placement_help=False,
+        under_way=True,
     ).model_dump(mode="json")
     settings = Settings(database_url=empty_url, origins=TEST_ORIGINS)
     app = create_app(settings, clock=FakeClock(START_MS + 60_000))
@@ -319,3 +323,108 @@ def test_preferences_go_back_into_columns_on_a_downgrade(tmp_path: Path) -> None
         ("player-with-defaults-2", False, True, False),
         ("player-with-settings-1", True, False, True),
     ]
+
+
+# --- 0004: running totals from the games already played ---------------------------------------
+
+DEAD_AT_DEAL = "HH1-N-AAAAAAA"
+
+
+def fill_history(conn: Connection) -> None:
+    """A player with every kind of game the site stored before 0004, in the old statuses."""
+    fill_legacy(conn)
+    games = LEGACY.tables["solitaire_games"]
+    pid = "player-with-defaults-2"
+    rows = [
+        # id, code, start, status, moves, end, elapsed
+        ("w1", "HH1-N-AAAAAAB", 10, "won", 90, 20, 9_000),
+        ("w2", "HH1-N-AAAAAAC", 30, "won", 80, 40, 7_000),
+        ("a1", "HH1-N-AAAAAAB", 50, "abandoned", 12, 60, None),
+        ("u1", "HH1-N-AAAAAAD", 70, "abandoned", 0, 80, None),  # untouched: not a loss now
+        ("d1", DEAD_AT_DEAL, 90, "abandoned", 0, 100, 0),  # a dead deal, left
+        ("w3", "HH1-N-AAAAAAC", 110, "won", 70, 120, 8_000),
+        ("e1", "HH1-N-AAAAAAE", 130, "dead_end", 30, 140, 5_000),  # the open game, a dead end
+    ]
+    for gid, code, start, status, moves, end, elapsed in rows:
+        conn.execute(
+            games.insert().values(
+                id=gid, player_id=pid, code=code, started_at_ms=START_MS + start, status=status,
+                moves=moves, score=0, ended_at_ms=START_MS + end, elapsed_ms=elapsed,
+                log_length=moves,
+            )
+        )
+
+
+def test_0004_counts_the_games_already_played_and_keeps_them_counting(empty_url: str) -> None:
+    on_connection(empty_url, fill_history)
+    open_and_close(empty_url)
+
+    def read(conn: Connection) -> tuple[dict[str, str], list[Any], list[Any], Any]:
+        statuses: dict[str, str] = {
+            row.id: row.status
+            for row in conn.execute(text("SELECT id, status FROM solitaire_games")).all()
+        }
+        totals = conn.execute(
+            text(
+                "SELECT player_id, games, wins, current_streak, best_streak, best_time_ms,"
+                " fewest_moves, dead_deals FROM solitaire_player_stats ORDER BY player_id"
+            )
+        ).all()
+        codes = conn.execute(
+            text(
+                "SELECT code, games, wins, best_time_ms, fewest_moves, last_at_ms"
+                " FROM solitaire_code_stats WHERE player_id = 'player-with-defaults-2'"
+                " ORDER BY code"
+            )
+        ).all()
+        before = conn.execute(
+            text("SELECT streak_before FROM solitaire_games WHERE id = 'e1'")
+        ).scalar_one()
+        return statuses, [tuple(r) for r in totals], [tuple(r) for r in codes], before
+
+    statuses, totals, codes, streak_before = on_connection(empty_url, read)
+    assert statuses["u1"] == "unplayed" and statuses["d1"] == "unplayable"
+    assert statuses["e1"] == "dead_end" and statuses["a1"] == "abandoned"
+    assert totals == [
+        # games: w1 w2 a1 w3 e1; streak: w3 then the dead end e1
+        ("player-with-defaults-2", 5, 3, 0, 2, 7_000, 70, 1),
+        # the legacy game in play counts nothing yet
+        ("player-with-settings-1", 0, 0, 0, 0, None, None, 0),
+    ]
+    assert codes == [
+        ("HH1-N-AAAAAAB", 2, 1, 9_000, 90, START_MS + 60),
+        ("HH1-N-AAAAAAC", 2, 2, 7_000, 70, START_MS + 120),
+        ("HH1-N-AAAAAAE", 1, 0, None, None, START_MS + 140),
+    ]
+    assert streak_before == 1
+
+    # the site reads the totals, and they agree with a count of the rows
+    app = create_app(Settings(database_url=empty_url, origins=TEST_ORIGINS), clock=FakeClock())
+    with TestClient(app) as client:
+        api = client.get(
+            "/api/stats", headers={"X-Heartsuit-Player": "player-with-defaults-2"}
+        ).json()
+        store = client.app.state.solitaire.store  # type: ignore[attr-defined]
+        rows = client.portal.call(store.player_games, "player-with-defaults-2")  # type: ignore[union-attr]
+    recounted, by_code = recount(rows)
+    assert api["overall"]["games"] == recounted.games == 5
+    assert api["overall"]["dead_deals"] == recounted.dead_deals == 1
+    assert (api["overall"]["current_streak"], api["overall"]["best_streak"]) == (0, 2)
+    assert api["by_code_total"] == len(by_code) == 3
+    assert [row["code"] for row in api["by_code"]] == [
+        "HH1-N-AAAAAAE", "HH1-N-AAAAAAC", "HH1-N-AAAAAAB"
+    ]
+
+
+def test_0004_goes_back_to_the_old_statuses_on_a_downgrade(tmp_path: Path) -> None:
+    url = sqlite_url(tmp_path / "down4.sqlite3")
+    on_connection(url, fill_history)
+    open_and_close(url)
+    on_connection(url, lambda c: command.downgrade(migrations.config(c), "0003_hearts_tables"))
+    rows = on_connection(
+        url, lambda c: c.execute(text("SELECT id, status FROM solitaire_games")).all()
+    )
+    statuses = {row.id: row.status for row in rows}
+    assert statuses["u1"] == "abandoned" and statuses["d1"] == "abandoned"
+    tables = on_connection(url, lambda c: set(inspect(c).get_table_names()))
+    assert "solitaire_player_stats" not in tables and "solitaire_snapshots" not in tables

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sqlalchemy import update
 from starlette.testclient import TestClient
 
 from heartsuit.server.app import create_app
@@ -19,8 +20,15 @@ from heartsuit.server.players import PlayerService
 from heartsuit.server.players_store import SqlPlayersStore
 from heartsuit.server.protocol import ProtocolError
 from heartsuit.server.settings import Settings, sqlite_url
-from heartsuit.server.solitaire_service import SolitaireService
-from heartsuit.server.solitaire_store import GameRecord, MoveRecord, SqlSolitaireStore
+from heartsuit.server.solitaire_service import SolitaireService, _action_value
+from heartsuit.server.solitaire_store import (
+    GameRecord,
+    MoveRecord,
+    SqlSolitaireStore,
+    Tally,
+    snapshots,
+)
+from heartsuit.solitaire import Game
 from tests.server_support import TEST_ORIGINS, FakeClock, Peer, comparable, logged_actions
 
 #: taps weighted towards the cards that are free early, so that games get somewhere
@@ -78,11 +86,17 @@ class FailingOnce(SqlSolitaireStore):
 
     fail_next = False
 
-    async def append_move(self, move: MoveRecord, summary: GameRecord) -> None:
+    async def append_move(
+        self,
+        move: MoveRecord,
+        summary: GameRecord,
+        tally: Tally | None = None,
+        snapshot: str | None = None,
+    ) -> None:
         if self.fail_next:
             self.fail_next = False
             raise OSError("disk full")
-        await super().append_move(move, summary)
+        await super().append_move(move, summary, tally, snapshot)
 
 
 def test_a_failed_log_write_closes_the_socket_and_the_log_stays_the_truth(
@@ -140,3 +154,78 @@ def test_two_tabs_tapping_at_once_keep_one_clean_log(tmp_path: Path) -> None:
             third = Peer(socket)
             third.hello(player)
             assert comparable(third.ask("solitaire.resume")["game"]) == comparable(final)
+
+
+@settings(
+    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(plays=actions, number=st.integers(0, 40), every=st.integers(1, 9))
+def test_a_resume_from_a_snapshot_is_the_game_the_whole_log_gives(
+    tmp_path: Path, plays: list[int | str], number: int, every: int
+) -> None:
+    code = f"HH1-N-AAAAA{chr(65 + number // 26)}{chr(65 + number % 26)}"
+
+    async def main() -> None:
+        db = Database(sqlite_url(tmp_path / f"snap-{number}-{every}-{len(plays)}.sqlite3"))
+        await db.open()
+        store, players = SqlSolitaireStore(db), PlayerService(SqlPlayersStore(db))
+        try:
+            clock = FakeClock()
+            service = SolitaireService(store, players, clock=clock, snapshot_every=every)
+            player = (await players.hello(None)).id
+            live = (await service.new_game(player, code)).live
+            for action in plays:
+                try:
+                    if action == "undo":
+                        await service.undo(player, live.record.id)
+                    else:
+                        await service.tap(player, live.record.id, action)
+                except ProtocolError:
+                    pass
+            game_id = live.record.id
+            stored = await store.snapshot(game_id)
+            length = live.record.log_length
+            assert (stored is None) == (length < every)
+            if stored is not None:
+                assert stored[0] == length - length % every
+            # a fresh server resumes from the snapshot; one that never snapshots, from the log
+            fresh = SolitaireService(store, players, clock=FakeClock(clock.now))
+            again = (await fresh.game_of(player, game_id)).live.game
+            whole = Game.replay(
+                code,
+                [_action_value(m.action) for m in await store.moves(game_id)],
+                times=[m.at_ms / 1000 for m in await store.moves(game_id)],
+                start=live.record.started_at_ms / 1000,
+            )
+            assert again.to_dict() == whole.to_dict()
+            # (an ignored tap is not logged, but the live game saw its time)
+            assert without_clock(again.to_dict()) == without_clock(live.game.to_dict())
+        finally:
+            await db.close()
+
+    asyncio.run(main())
+
+
+def test_a_damaged_snapshot_is_ignored_and_the_log_replayed(tmp_path: Path) -> None:
+    async def main() -> None:
+        db = Database(sqlite_url(tmp_path / "damaged.sqlite3"))
+        await db.open()
+        store, players = SqlSolitaireStore(db), PlayerService(SqlPlayersStore(db))
+        try:
+            clock = FakeClock()
+            service = SolitaireService(store, players, clock=clock, snapshot_every=2)
+            player = (await players.hello(None)).id
+            live = (await service.new_game(player, "HH1-N-AAAAAAM")).live
+            for tap in ("stock", "stock", "stock", 25):
+                await service.tap(player, live.record.id, tap)
+            async with db.writing() as conn:
+                await conn.execute(
+                    update(snapshots).values(state='{"version": 1, "code": "HH1-N-AAAAAAB"}')
+                )
+            fresh = SolitaireService(store, players, clock=FakeClock(clock.now))
+            again = (await fresh.game_of(player, live.record.id)).live.game
+            assert again.to_dict() == live.game.to_dict() and again.selected == 25
+        finally:
+            await db.close()
+
+    asyncio.run(main())

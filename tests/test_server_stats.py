@@ -1,14 +1,34 @@
-"""Statistics from game rows: what counts, streaks, bests, and per-code figures."""
+"""Statistics: the rules of what counts (:func:`recount`, :func:`close_game`, :func:`tally`),
+and the running totals the service keeps, checked against a count of the rows after any
+sequence of new games, restarts, taps and undos."""
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+import asyncio
+from pathlib import Path
+
+from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from heartsuit.server.solitaire_stats import player_stats
-from heartsuit.server.solitaire_store import GameRecord, GameStatus
+from heartsuit.server.db import Database
+from heartsuit.server.players import PlayerService
+from heartsuit.server.players_store import SqlPlayersStore
+from heartsuit.server.protocol import ErrorCode, ProtocolError
+from heartsuit.server.settings import sqlite_url
+from heartsuit.server.solitaire_service import SolitaireService
+from heartsuit.server.solitaire_stats import close_game, recount, tally, under_way
+from heartsuit.server.solitaire_store import (
+    GameRecord,
+    GameStatus,
+    SqlSolitaireStore,
+    TallyKind,
+)
+from tests.server_support import FakeClock
+from tests.test_server_games import flat_win
+from tests.test_server_lifecycle import greedy_to_dead_end
 
 W, L, D, P = GameStatus.WON, GameStatus.ABANDONED, GameStatus.DEAD_END, GameStatus.PLAYING
+U, DD, UP = GameStatus.UNPLAYED, GameStatus.DEAD_DEAL, GameStatus.UNPLAYABLE
 
 
 def game(n: int, status: GameStatus, code: str = "HH1-N-AAAAAAM", moves: int = 80,
@@ -20,55 +40,138 @@ def game(n: int, status: GameStatus, code: str = "HH1-N-AAAAAAM", moves: int = 8
 
 
 def test_no_games_no_figures() -> None:
-    stats = player_stats([])
-    assert stats.overall.games == 0 and stats.overall.win_pct == 0.0
-    assert stats.overall.best_time_ms is None and stats.by_code == []
+    totals, codes = recount([])
+    assert totals.games == 0 and totals.best_time_ms is None and codes == {}
 
 
-def test_a_game_in_play_does_not_count_but_a_dead_end_and_an_abandoned_game_do() -> None:
-    stats = player_stats([game(1, P), game(2, D), game(3, L)])
-    assert (stats.overall.games, stats.overall.wins, stats.overall.win_pct) == (2, 0, 0.0)
+def test_only_wins_losses_and_dead_ends_count() -> None:
+    totals, codes = recount(
+        [game(1, P), game(2, D), game(3, L), game(4, U, moves=0), game(5, DD, moves=0),
+         game(6, UP, moves=0)]
+    )
+    assert (totals.games, totals.wins, totals.dead_deals) == (2, 0, 2)
+    assert codes["HH1-N-AAAAAAM"].games == 2
 
 
-def test_streaks_follow_the_order_games_ended_in() -> None:
+def test_streaks_follow_the_order_games_ended() -> None:
     games = [game(1, W), game(2, W), game(3, L), game(4, W), game(5, W), game(6, W), game(7, L),
              game(8, W)]
-    overall = player_stats(list(reversed(games))).overall
-    assert (overall.best_streak, overall.current_streak) == (3, 1)
-    assert overall.win_pct == 75.0
+    totals, _ = recount(list(reversed(games)))
+    assert (totals.best_streak, totals.current_streak) == (3, 1)
 
 
 def test_bests_are_over_wins_only() -> None:
-    games = [
+    totals, _ = recount([
         game(1, W, moves=90, elapsed=50_000),
         game(2, W, moves=70, elapsed=80_000),
         game(3, D, moves=10, elapsed=1_000),
-    ]
-    overall = player_stats(games).overall
-    assert (overall.best_time_ms, overall.fewest_moves) == (50_000, 70)
+    ])
+    assert (totals.best_time_ms, totals.fewest_moves) == (50_000, 70)
 
 
-def test_per_code_figures_latest_code_first() -> None:
-    games = [game(1, W, "HH1-N-AAAAAAB", moves=75, elapsed=9_000), game(2, L, "HH1-N-AAAAAAC"),
-             game(3, L, "HH1-N-AAAAAAB")]
-    rows = [row.model_dump() for row in player_stats(games).by_code]
-    assert rows == [
-        {"code": "HH1-N-AAAAAAB", "games": 2, "wins": 1, "best_time_ms": 9_000,
-         "fewest_moves": 75},
-        {"code": "HH1-N-AAAAAAC", "games": 1, "wins": 0, "best_time_ms": None,
-         "fewest_moves": None},
-    ]
+def test_what_leaving_a_game_does() -> None:
+    playing, untouched = game(1, P, moves=3), game(2, P, moves=0)
+    assert under_way(playing) and not under_way(untouched)
+    closed, counted = close_game(playing, 9_000)
+    assert closed.status is L and closed.ended_at_ms == 9_000
+    assert counted is not None and counted.kind is TallyKind.LOSS
+    assert close_game(untouched, 9_000)[0].status is U and close_game(untouched, 9_000)[1] is None
+    assert close_game(game(3, D), 9_000) == (game(3, L), None)  # counted when it got there
+    assert close_game(game(4, DD, moves=0), 9_000)[0].status is UP
+    assert close_game(game(5, W), 9_000) == (game(5, W), None)
 
 
-@settings(max_examples=100, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from([W, L, D, P]), st.sampled_from("ABC")), max_size=30))
-def test_the_figures_always_add_up(spec: list[tuple[GameStatus, str]]) -> None:
-    games = [game(i, status, f"HH1-N-AAAAAA{c}") for i, (status, c) in enumerate(spec)]
-    stats = player_stats(games)
-    overall = stats.overall
-    assert overall.games == sum(1 for s, _ in spec if s is not P)
-    assert overall.wins == sum(1 for s, _ in spec if s is W)
-    assert overall.current_streak <= overall.best_streak <= overall.wins <= overall.games
-    assert sum(row.games for row in stats.by_code) == overall.games
-    assert sum(row.wins for row in stats.by_code) == overall.wins
-    assert 0.0 <= overall.win_pct <= 100.0
+def test_what_a_move_does() -> None:
+    assert tally(P, game(1, W)).kind is TallyKind.WIN  # type: ignore[union-attr]
+    assert tally(P, game(1, D)).kind is TallyKind.LOSS  # type: ignore[union-attr]
+    assert tally(D, game(1, P)).kind is TallyKind.UNLOSS  # type: ignore[union-attr]
+    assert tally(P, game(1, P)) is None and tally(D, game(1, D)) is None
+
+
+# --- the running totals against a count of the rows ------------------------------------------
+
+#: deals: a winnable one, others, and one dead from the start
+CODES = ["HH1-N-AAAAAAM", "HH1-N-AAAAAAB", "HH1-N-AAAAAAE", "HH1-N-AAAAAAA"]
+WIN = flat_win(CODES[0])
+DEAD_END = [tap for move in greedy_to_dead_end(CODES[2]) for tap in move]
+operation = st.one_of(
+    st.tuples(st.just("new"), st.sampled_from(CODES)),
+    st.tuples(st.just("new"), st.sampled_from(CODES[:3])),
+    st.tuples(st.just("restart"), st.just("")),
+    st.tuples(st.just("undo"), st.just("")),
+    # that many moves of the first pair on offer (else a flip): games get to dead ends
+    st.tuples(st.just("pair"), st.integers(1, 70)),
+    # the winning line of the first deal, if the game is that deal untouched
+    st.tuples(st.just("win"), st.just("")),
+    st.tuples(
+        st.just("tap"),
+        st.sampled_from(["stock", "stock", "stock", "waste", 25, 24, 23, 22, 21, 20, 19, 1]),
+    ),
+)
+
+
+@settings(
+    max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(ops=st.lists(operation, min_size=1, max_size=160), seed=st.integers(0, 10**9))
+def test_the_running_totals_always_equal_a_count_of_the_rows(
+    tmp_path: Path, ops: list[tuple[str, object]], seed: int
+) -> None:
+    async def main() -> None:
+        db = Database(sqlite_url(tmp_path / f"totals-{seed}.sqlite3"))
+        await db.open()
+        store, players = SqlSolitaireStore(db), PlayerService(SqlPlayersStore(db))
+        try:
+            service = SolitaireService(store, players, clock=FakeClock())
+            player = (await players.hello(None)).id
+            current: str | None = None
+            for kind, value in ops:
+                try:
+                    if kind in ("new", "restart"):
+                        leave_id = current if (seed + len(str(value))) % 3 else None
+                        if kind == "new" or current is None:
+                            played = await service.new_game(player, str(value or CODES[0]),
+                                                            leave=leave_id)
+                        else:
+                            played = await service.restart(player, current, leave=leave_id)
+                    elif current is None:
+                        continue
+                    elif kind == "undo":
+                        played = await service.undo(player, current)
+                    elif kind == "pair":
+                        for _ in range(int(str(value))):
+                            engine = (await service.game_of(player, current)).live.game
+                            pairs = engine.pairs()
+                            for target in pairs[0] if pairs else ("stock",):
+                                played = await service.tap(player, current, target)
+                    elif kind in ("win", "dead"):
+                        played = await service.game_of(player, current)
+                        code, line = (CODES[0], WIN) if kind == "win" else (CODES[2], DEAD_END)
+                        if played.live.game.code == code and played.live.game.moves == 0:
+                            for target in line:
+                                played = await service.tap(player, current, target)
+                    else:
+                        played = await service.tap(player, current, value)
+                    current = played.live.record.id
+                except ProtocolError as err:
+                    assert err.code in (ErrorCode.GAME_UNDER_WAY, ErrorCode.GAME_OVER)
+            rows = await store.player_games(player)
+            for status in sorted({row.status.value for row in rows}):
+                event(f"a game {status}")
+            totals, codes = recount(rows)
+            assert await store.totals(player) == totals
+            page, count = await store.code_totals(player, 0, 100)
+            assert count == len(codes)
+            assert {row.code: row for row in page}.keys() == codes.keys()
+            for row in page:
+                want = codes[row.code]
+                assert (row.games, row.wins, row.best_time_ms, row.fewest_moves) == (
+                    want.games, want.wins, want.best_time_ms, want.fewest_moves
+                )
+            stats = await service.stats(player)
+            assert stats.overall.games == totals.games
+            assert sum(r.games for r in stats.by_code) == totals.games
+        finally:
+            await db.close()
+
+    asyncio.run(main())

@@ -21,12 +21,16 @@ from heartsuit.server.db import Database, MoveConflict, StoreError
 from heartsuit.server.players_store import PlayerRecord, PlayersStore, SqlPlayersStore
 from heartsuit.server.settings import sqlite_url
 from heartsuit.server.solitaire_store import (
+    CodeTotals,
     DealAnalysis,
     GameRecord,
     GameStatus,
     MoveRecord,
+    PlayerTotals,
     SolitaireStore,
     SqlSolitaireStore,
+    Tally,
+    TallyKind,
 )
 
 
@@ -77,15 +81,20 @@ async def a_new_game_abandons_the_open_ones(stores: Stores) -> None:
     store = stores.solitaire
     pid = fresh("player")
     await stores.players.create_player(PlayerRecord(pid, 0))
-    first = GameRecord(fresh("g"), pid, "HH1-N-AAAAAAM", 100)
-    assert await store.start_game(first, 100) == []
+    first = GameRecord(fresh("g"), pid, "HH1-N-AAAAAAM", 100, moves=3)
+    await store.start_game(first)
     assert await store.open_game(pid) == first
+    assert await store.open_games(pid) == [first]
     second = GameRecord(fresh("g"), pid, "HH1-N-AAAAAAB", 200)
-    assert await store.start_game(second, 200) == [first.id]
+    left = GameRecord(first.id, pid, first.code, 100, GameStatus.ABANDONED, 3, 0, 200)
+    await store.start_game(second, [left], [Tally(TallyKind.LOSS, left)])
     assert await store.open_game(pid) == second
-    old = await store.get_game(first.id)
-    assert old is not None and old.status is GameStatus.ABANDONED and old.ended_at_ms == 200
+    assert await store.get_game(first.id) == left
     assert [g.id for g in await store.player_games(pid)] == [first.id, second.id]
+    assert await store.totals(pid) == PlayerTotals(games=1)
+    assert await store.code_totals(pid, 0, 10) == (
+        [CodeTotals("HH1-N-AAAAAAM", 1, 0, None, None, 200)], 1
+    )
 
 
 async def the_log_and_its_summary_move_together(stores: Stores) -> None:
@@ -93,23 +102,32 @@ async def the_log_and_its_summary_move_together(stores: Stores) -> None:
     pid = fresh("player")
     await stores.players.create_player(PlayerRecord(pid, 0))
     game = GameRecord(fresh("g"), pid, "HH1-N-AAAAAAM", 100)
-    await store.start_game(game, 100)
+    await store.start_game(game)
     after_one = GameRecord(game.id, pid, game.code, 100, moves=1, log_length=1)
     await store.append_move(MoveRecord(game.id, 0, "stock", 150), after_one)
     won = GameRecord(
         game.id, pid, game.code, 100, GameStatus.WON, 2, 20, 190, 90, log_length=2
     )
-    await store.append_move(MoveRecord(game.id, 1, "25", 190), won)
+    await store.append_move(
+        MoveRecord(game.id, 1, "25", 190), won, Tally(TallyKind.WIN, won), '{"a":1}'
+    )
     assert await store.moves(game.id) == [
         MoveRecord(game.id, 0, "stock", 150), MoveRecord(game.id, 1, "25", 190)
     ]
+    assert await store.moves(game.id, 1) == [MoveRecord(game.id, 1, "25", 190)]
+    assert await store.snapshot(game.id) == (2, '{"a":1}')
+    assert await store.totals(pid) == PlayerTotals(1, 1, 1, 1, 90, 2)
     assert await store.get_game(game.id) == won
     assert await store.open_game(pid) is None
     # a second writer of move 1 is refused, and neither the log nor the summary changes
     stale = GameRecord(game.id, pid, game.code, 100, moves=5, log_length=2)
     with pytest.raises(MoveConflict):
-        await store.append_move(MoveRecord(game.id, 1, "undo", 200), stale)
+        await store.append_move(
+            MoveRecord(game.id, 1, "undo", 200), stale, Tally(TallyKind.WIN, won), "{}"
+        )
     assert await store.get_game(game.id) == won
+    assert await store.snapshot(game.id) == (2, '{"a":1}')
+    assert await store.totals(pid) == PlayerTotals(1, 1, 1, 1, 90, 2)
     assert len(await store.moves(game.id)) == 2
     with pytest.raises(StoreError):
         await store.append_move(MoveRecord(game.id, 2, "undo", 200), stale)

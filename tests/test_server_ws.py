@@ -147,9 +147,11 @@ def test_a_deal_dead_from_the_start_is_a_dead_end_at_once(site: Site) -> None:
     with site.peer() as peer:
         game = peer.new_game(DEAD_AT_DEAL)
         assert game["outcome"] == "dead_end"
+        assert game["dead_deal"] is True and game["under_way"] is False
         assert peer.tap(game["id"], "stock")["code"] == "game_over"
         assert peer.ask("solitaire.resume")["game"]["id"] == game["id"]
-        assert peer.ask("stats")["overall"]["games"] == 1
+        overall = peer.ask("stats")["overall"]
+        assert (overall["games"], overall["dead_deals"]) == (0, 1)
 
 
 def test_new_game_without_a_code_deals_a_random_deal(site: Site) -> None:
@@ -289,9 +291,9 @@ def test_stats_of_a_new_player_are_empty(site: Site) -> None:
         stats = peer.ask("stats")
     assert stats["overall"] == {
         "games": 0, "wins": 0, "win_pct": 0.0, "current_streak": 0, "best_streak": 0,
-        "best_time_ms": None, "fewest_moves": None,
+        "best_time_ms": None, "fewest_moves": None, "dead_deals": 0,
     }
-    assert stats["by_code"] == []
+    assert stats["by_code"] == [] and stats["by_code_total"] == 0
 
 
 # --- bad input -------------------------------------------------------------------------------

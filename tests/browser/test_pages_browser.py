@@ -4,6 +4,9 @@ statistics after a game."""
 
 from __future__ import annotations
 
+import secrets
+import sqlite3
+from contextlib import closing
 from typing import Any
 
 import pytest
@@ -83,13 +86,17 @@ def test_examples_step_through_a_won_game(page: Any, server: ServerProcess) -> N
 
 
 def test_statistics_count_a_finished_game(page: Any, server: ServerProcess) -> None:
-    open_game(page, server.url, "?code=HH1-N-AAAAAAM")
+    open_game(page, server.url, "?code=HH1-N-AAAAAAM&lang=en")
     tap(page, "stock")
-    # starting another game abandons this one, which counts as a lost game (the next deal is
-    # chosen by code: a random one could be stuck from the start and count as a game too)
+    # opening another deal leaves this one under way: the page asks, and then it counts as a
+    # lost game
     page.click('[data-action="code"]')
     page.fill("[data-code-input]", "HH1-N-AAAAAAB")
     page.click("[data-code-submit]")
+    confirm = page.locator('[data-dialog="confirm_new"]')
+    confirm.wait_for(state="visible")
+    assert "HH1-N-AAAAAAB" in confirm.inner_text() and "loss" in confirm.inner_text()
+    confirm.locator("[data-confirm-new]").click()
     page.wait_for_function(
         "() => document.querySelector('[data-info=\"code\"]').textContent === 'HH1-N-AAAAAAB'"
     )
@@ -114,6 +121,44 @@ def test_statistics_count_a_finished_game(page: Any, server: ServerProcess) -> N
         assert label.strip('"') == row.nth(4).get_attribute("data-label") != ""
     assert row.nth(4).get_attribute("data-label") == "Langkah tersedikit"
     assert page.get_attribute("[data-by-code] tr[data-code]", "role") == "row"
+    # the page says what it counts
+    counts = page.inner_text("[data-counts]")
+    assert "buntu" in counts and "tanpa melangkah" in counts
+    assert page.locator("[data-by-code-more]").is_hidden()
+
+
+def test_the_per_deal_list_comes_fifty_at_a_time(page: Any, server: ServerProcess) -> None:
+    # a player with 60 deals played, written straight into the site's database
+    player = f"paging-{secrets.token_hex(8)}"
+    with closing(sqlite3.connect(server.db)) as db, db:
+        db.execute("INSERT INTO players (id, created_at_ms) VALUES (?, 1)", (player,))
+        db.execute(
+            "INSERT INTO solitaire_player_stats (player_id, games, wins, current_streak,"
+            " best_streak, dead_deals) VALUES (?, 60, 0, 0, 0, 2)",
+            (player,),
+        )
+        db.executemany(
+            "INSERT INTO solitaire_code_stats (player_id, code, games, wins, last_at_ms)"
+            " VALUES (?, ?, 1, 0, ?)",
+            [(player, f"HH1-N-AAAAB{chr(65 + i // 26)}{chr(65 + i % 26)}", i) for i in range(60)],
+        )
+    page.evaluate("id => localStorage.setItem('heartsuit.player', id)", player)
+    page.goto(server.url + "/stats?lang=en")
+    page.wait_for_selector('[data-stats][aria-busy="false"]')
+    rows = page.locator("[data-by-code] tbody tr")
+    assert rows.count() == 50
+    assert rows.first.get_attribute("data-code") == "HH1-N-AAAABCH"  # the latest first
+    assert page.inner_text("[data-by-code-shown]") == "50 of 60 deals shown"
+    assert page.inner_text('[data-stat="dead_deals"]') == "2"
+    more = page.locator("[data-by-code-more]")
+    more.click()
+    page.wait_for_function("() => document.querySelectorAll('[data-by-code] tbody tr').length"
+                           " === 60")
+    assert more.is_hidden() and page.locator("[data-by-code-shown]").is_hidden()
+    assert len(set(page.eval_on_selector_all(
+        "[data-by-code] tbody tr", "els => els.map(e => e.dataset.code)"
+    ))) == 60
+    screenshot(page, "stats-paged")
 
 
 @pytest.mark.parametrize("width", (320, 360))

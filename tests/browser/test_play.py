@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from heartsuit.solitaire import Game, solve
+from tests.browser import axe
 from tests.browser.conftest import ServerProcess, screenshot
 from tests.browser.helpers import (
     GAME,
@@ -27,6 +28,8 @@ pytestmark = pytest.mark.browser
 #: (the tip's three partners all lie in the heart)
 CODE = "HH1-N-AAAAAAM"
 OTHER_CODE = "HH1-N-AAAAAAB"
+#: the tip's three partners all lie in the heart: no pair can ever be made
+DEAD_AT_DEAL = "HH1-N-AAAAAAA"
 
 
 def _heart_classes(page: Any) -> list[str]:
@@ -326,3 +329,99 @@ def test_new_game_asks_before_abandoning_a_game_under_way(
     page.keyboard.press("n")
     wait_for_state(page, before)
     assert not confirm.is_visible()
+
+
+def test_every_way_to_another_game_asks_before_leaving_one_under_way(
+    page: Any, server: ServerProcess
+) -> None:
+    confirm = page.locator('[data-dialog="confirm_new"]')
+    open_game(page, server.url, f"?code={CODE}&lang=en")
+    assert page.get_attribute(GAME, "data-under-way") == "false"
+    tap(page, "stock")
+    assert page.get_attribute(GAME, "data-under-way") == "true"
+    game_id = page.get_attribute(GAME, "data-game-id")
+    # a shared ?code= link: asked, and "Cancel" keeps the game
+    open_game(page, server.url, f"?code={OTHER_CODE}&lang=en")
+    confirm.wait_for(state="visible")
+    assert OTHER_CODE in confirm.inner_text() and "loss" in confirm.inner_text()
+    screenshot(page, "play-confirm-code-link")
+    confirm.locator("[data-close]").click()
+    assert page.get_attribute(GAME, "data-game-id") == game_id and info(page, "moves") == "1"
+    # the home page's "New game" link: asked too
+    page.goto(server.url + "/?lang=en")
+    new_link = page.locator("[data-new]")
+    new_link.wait_for(state="visible")
+    new_link.click()
+    confirm.wait_for(state="visible")
+    confirm.locator("[data-close]").click()
+    assert page.get_attribute(GAME, "data-game-id") == game_id
+    # Enter code: an empty code is refused with the reason, and nothing changes
+    page.click('[data-action="code"]')
+    page.click("[data-code-submit]")
+    error = page.locator("[data-code-error]")
+    error.wait_for(state="visible")
+    assert "Type a deal code" in error.inner_text()
+    assert page.get_attribute(GAME, "data-game-id") == game_id
+    # a real code: asked, and "Start new" opens it
+    page.fill("[data-code-input]", OTHER_CODE.lower())
+    page.click("[data-code-submit]")
+    confirm.wait_for(state="visible")
+    before = seq(page)
+    confirm.locator("[data-confirm-new]").click()
+    wait_for_state(page, before)
+    assert info(page, "code") == OTHER_CODE
+    assert page.locator('[data-dialog="code"]').is_hidden()
+    # with no move made, nothing is asked
+    before = seq(page)
+    page.keyboard.press("n")
+    wait_for_state(page, before)
+    assert confirm.is_hidden()
+
+
+def test_restart_plays_the_same_deal_again_from_the_start(
+    page: Any, server: ServerProcess
+) -> None:
+    confirm = page.locator('[data-dialog="confirm_restart"]')
+    open_game(page, server.url, f"?code={CODE}&lang=en")
+    tap(page, "stock")
+    tap(page, "stock")
+    game_id = page.get_attribute(GAME, "data-game-id")
+    page.click('[data-action="restart"]')
+    confirm.wait_for(state="visible")
+    assert "loss" in confirm.inner_text()
+    axe.check(page, "the restart question")
+    screenshot(page, "play-confirm-restart")
+    before = seq(page)
+    confirm.locator("[data-confirm-leave]").click()
+    wait_for_state(page, before)
+    assert info(page, "code") == CODE and info(page, "moves") == "0"
+    assert page.get_attribute(GAME, "data-game-id") != game_id
+    # nothing under way now: a restart happens at once
+    again = page.get_attribute(GAME, "data-game-id")
+    before = seq(page)
+    page.click('[data-action="restart"]')
+    wait_for_state(page, before)
+    assert confirm.is_hidden() and page.get_attribute(GAME, "data-game-id") != again
+    page.goto(server.url + "/stats?lang=en")
+    page.wait_for_selector('[data-stats][aria-busy="false"]')
+    assert page.inner_text('[data-stat="games"]') == "1"
+
+
+def test_a_deal_dead_from_the_start_says_so_and_does_not_count(
+    page: Any, server: ServerProcess
+) -> None:
+    open_game(page, server.url, f"?code={DEAD_AT_DEAL}&lang=en")
+    dialog = page.locator('[data-dialog="dead_deal"]')
+    dialog.wait_for(state="visible")
+    assert "cannot be played" in dialog.inner_text()
+    assert page.locator('[data-dialog="dead_end"]').is_hidden()
+    axe.check(page, "a deal dead from the start")
+    screenshot(page, "play-dead-deal")
+    before = seq(page)
+    dialog.locator("[data-dialog-new]").click()
+    wait_for_state(page, before)
+    assert dialog.is_hidden()
+    page.goto(server.url + "/stats?lang=en")
+    page.wait_for_selector('[data-stats][aria-busy="false"]')
+    assert page.inner_text('[data-stat="games"]') == "0"
+    assert page.inner_text('[data-stat="dead_deals"]') == "1"

@@ -41,7 +41,9 @@ from heartsuit.server.redis_bus import RedisBus
 from heartsuit.server.service import GameService
 from heartsuit.server.settings import Settings, allowed_hosts, allowed_origins
 from heartsuit.server.solitaire_endpoint import SolitaireEndpoint
+from heartsuit.server.solitaire_protocol import StatsRequest
 from heartsuit.server.solitaire_service import Analyse, SolitaireService
+from heartsuit.server.solitaire_stats import DEFAULT_PAGE
 from heartsuit.server.solitaire_store import SolitaireStore, SqlSolitaireStore
 
 #: the request header that carries the player's id to ``/api/stats``
@@ -99,7 +101,7 @@ def create_app(
         tabs_per_player=settings.max_tabs_per_player,
         hellos_per_minute=settings.hellos_per_minute,
         new_games_per_minute=settings.new_games_per_minute,
-        new_game_types=("solitaire.new", "hearts.create"),
+        new_game_types=("solitaire.new", "solitaire.restart", "hearts.create"),
     )
     origins = allowed_origins(settings)
     hosts = allowed_hosts(settings)
@@ -130,7 +132,19 @@ def create_app(
         # an absent or unknown id simply has no games yet: no error, and nothing to learn from
         if not PLAYER_ID.fullmatch(player):
             player = ""
-        reply = await solitaire.stats(player)
+        # the per-deal list comes in pages: ?offset=N&limit=M (1..100), as the stats message
+        try:
+            page = StatsRequest(
+                type="stats",
+                offset=int(request.query_params.get("offset", "0")),
+                limit=int(request.query_params.get("limit", str(DEFAULT_PAGE))),
+            )
+        except ValueError:
+            return _JSON(
+                {"error": "offset is a whole number from 0, limit one from 1 to 100"},
+                status_code=400,
+            )
+        reply = await solitaire.stats(player, page.offset, page.limit)
         return _JSON(reply.model_dump(mode="json"))
 
     async def api_examples(request: Request) -> Response:

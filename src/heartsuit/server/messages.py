@@ -19,6 +19,7 @@ KEYS: Final = (
     # a bad code is explained by its problem (server.code.…), not by a generic text
     *(f"server.error.{code.value}" for code in ErrorCode if code is not ErrorCode.BAD_CODE),
     *(f"server.code.{problem.value}" for problem in CodeProblem),
+    "server.code.empty",
     "server.move.must_match",
 )
 

@@ -43,7 +43,7 @@ LANG_COOKIE_MAX_AGE: Final = 365 * 24 * 60 * 60
 #: catalog key prefixes each page's script reads from the embedded JSON (kept small on purpose)
 SCRIPT_PREFIXES: Final[dict[str, tuple[str, ...]]] = {
     "home": ("home.", "game.error", "game.offline"),
-    "play": ("game.", "card.", "pile.", "share.", "code.", "win."),
+    "play": ("game.", "card.", "pile.", "share.", "code.", "win.", "confirm_"),
     "examples": ("ex.", "card.", "pile.", "game."),
     "rules": (),
     "stats": ("stats.",),

@@ -39,6 +39,7 @@ class ErrorCode(StrEnum):
     UNKNOWN_GAME = "unknown_game"
     BAD_TARGET = "bad_target"
     GAME_OVER = "game_over"
+    GAME_UNDER_WAY = "game_under_way"
     # --- Hearts tables ---
     UNKNOWN_TABLE = "unknown_table"
     BAD_INVITE = "bad_invite"

@@ -27,6 +27,7 @@ from heartsuit.server.solitaire_protocol import (
     SettingsUpdate,
     SolitaireNew,
     SolitaireNone,
+    SolitaireRestart,
     SolitaireResume,
     SolitaireState,
     SolitaireTap,
@@ -34,6 +35,7 @@ from heartsuit.server.solitaire_protocol import (
     StatsRequest,
 )
 from heartsuit.server.solitaire_service import GameChanged, Played, SolitaireService
+from heartsuit.server.solitaire_store import GameStatus
 from heartsuit.server.solitaire_view import game_view, tap_event
 
 
@@ -74,7 +76,14 @@ class SolitaireSession:
                 await self._send_state(played, req)
         elif isinstance(message, SolitaireNew):
             await self._send_state(
-                await service.new_game(pid, message.code, message.winnable_only), req
+                await service.new_game(
+                    pid, message.code, message.winnable_only, leave=message.leave
+                ),
+                req,
+            )
+        elif isinstance(message, SolitaireRestart):
+            await self._send_state(
+                await service.restart(pid, message.game, leave=message.leave), req
             )
         elif isinstance(message, SolitaireTap):
             await self._send_state(await service.tap(pid, message.game, message.target), req)
@@ -89,7 +98,7 @@ class SolitaireSession:
             )
             await self.context.send(SettingsReply(**self.prefs.model_dump()), req)
         elif isinstance(message, StatsRequest):
-            await self.context.send(await service.stats(pid), req)
+            await self.context.send(await service.stats(pid, message.offset, message.limit), req)
 
     async def notice(self, notice: Notice) -> None:
         """Follow what the player's other tabs do, so this tab never shows a stale game."""
@@ -116,6 +125,8 @@ class SolitaireSession:
             started_at_ms=live.record.started_at_ms,
             now_ms=self.service.clock(),
             placement_help=self.prefs.placement_help,
+            under_way=self.service.under_way(live),
+            dead_deal=live.record.status in (GameStatus.DEAD_DEAL, GameStatus.UNPLAYABLE),
         )
         if played.result is not None:
             event = tap_event(

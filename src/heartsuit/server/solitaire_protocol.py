@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, JsonValue, StrictBool
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictBool, StrictInt
 
 from heartsuit.server.protocol import ClientMessage, Reply
 
@@ -25,9 +25,22 @@ class SolitaireResume(ClientMessage):
 
 class SolitaireNew(ClientMessage):
     type: Literal["solitaire.new"]
+    #: None deals a random game; any text must be a deal code (an empty one is refused)
     code: str | None = None
     #: None means "use the player's setting"
     winnable_only: StrictBool | None = None
+    #: the id of the game under way that the player agreed to leave (it counts as a loss);
+    #: without it, a new game while one is under way is refused with ``game_under_way``
+    leave: str | None = None
+
+
+class SolitaireRestart(ClientMessage):
+    """Deal the same code again, from the start; the attempt in progress is left (``leave``
+    as for ``solitaire.new``)."""
+
+    type: Literal["solitaire.restart"]
+    game: str
+    leave: str | None = None
 
 
 class SolitaireTap(ClientMessage):
@@ -53,10 +66,19 @@ class SettingsUpdate(ClientMessage):
 
 class StatsRequest(ClientMessage):
     type: Literal["stats"]
+    #: the page of the per-deal list: skip ``offset`` codes, send at most ``limit`` (1..100)
+    offset: StrictInt = Field(default=0, ge=0)
+    limit: StrictInt = Field(default=50, ge=1, le=100)
 
 
 MESSAGES: tuple[type[ClientMessage], ...] = (
-    SolitaireResume, SolitaireNew, SolitaireTap, SolitaireUndo, SettingsUpdate, StatsRequest
+    SolitaireResume,
+    SolitaireNew,
+    SolitaireRestart,
+    SolitaireTap,
+    SolitaireUndo,
+    SettingsUpdate,
+    StatsRequest,
 )
 
 
@@ -94,6 +116,11 @@ class GameView(BaseModel):
     outcome: Literal["playing", "won", "dead_end"]
     elapsed_ms: int
     started_at_ms: int
+    #: leaving this game now would count it as a loss (it has moves and is not over): the
+    #: page asks first, and a new game must name it in ``leave``
+    under_way: bool = False
+    #: dead from the deal itself: no pair can ever be made; it does not count as a game
+    dead_deal: bool = False
 
 
 class Event(BaseModel):
@@ -139,6 +166,8 @@ class OverallStats(BaseModel):
     best_streak: int
     best_time_ms: int | None
     fewest_moves: int | None
+    #: deals dealt dead from the start (not games played, so not in ``games``)
+    dead_deals: int = 0
 
 
 class CodeStats(BaseModel):
@@ -154,4 +183,9 @@ class CodeStats(BaseModel):
 class StatsReply(Reply):
     type: Literal["stats"] = "stats"
     overall: OverallStats
+    #: one page of the per-deal list, the most recently counted deal first
     by_code: list[CodeStats]
+    #: how many deals the whole list has
+    by_code_total: int = 0
+    offset: int = 0
+    limit: int = 50

@@ -14,9 +14,15 @@ The service is the only writer of solitaire games. Its rules of the house:
   whose log write failed is dropped from it so that the log stays the truth.
 - One player's requests run one at a time (a per-player lock), so two tabs cannot interleave
   moves; the log's primary key (game, sequence number) refuses a second writer in any case.
-- Starting a new game abandons the player's open game, which then counts as a loss.
+- A new game (or a restart of the deal) closes the player's open game: a game under way (moves
+  made, not over) counts as a loss, and only if the request names it in ``leave`` (else
+  ``game_under_way``: the page asks the player first); a game with no moves is not counted; a
+  deal dead from the start is shown as such and never counted (:mod:`solitaire_stats`).
 - A won game is final: taps and undo are refused (``game_over``). A dead end is not final: the
   player may undo out of it, and it stays the game "continue" offers.
+- Statistics are running totals, changed in the same transaction as the move or new game that
+  changes them; a resume replays at most :data:`SNAPSHOT_EVERY` log entries after the newest
+  snapshot of the engine, stored beside the log every that many entries.
 - Time is wall-clock time from the deal to the last move, measured here and passed to the
   engine, which stops its clock at a win or a dead end (and restarts it if undo leaves one).
 """
@@ -24,6 +30,7 @@ The service is the only writer of solitaire games. Its rules of the house:
 from __future__ import annotations
 
 import asyncio
+import json
 import secrets
 import weakref
 from collections import OrderedDict
@@ -35,13 +42,22 @@ from heartsuit.server.clock import Clock, wall_ms
 from heartsuit.server.players import PlayerService, player_channel
 from heartsuit.server.protocol import ErrorCode, ProtocolError
 from heartsuit.server.solitaire_protocol import PlayerSettings, StatsReply
-from heartsuit.server.solitaire_stats import player_stats
+from heartsuit.server.solitaire_stats import (
+    DEFAULT_PAGE,
+    close_game,
+    stats_reply,
+    tally,
+    under_way,
+)
 from heartsuit.server.solitaire_store import (
+    SNAPSHOT_EVERY,
     DealAnalysis,
     GameRecord,
     GameStatus,
     MoveRecord,
     SolitaireStore,
+    Tally,
+    TallyKind,
 )
 from heartsuit.solitaire import Action, Game, GameError, GameOver, Outcome, TapKind, TapResult
 from heartsuit.solitaire.codes import DealCodeError, normalize_code, random_code
@@ -95,6 +111,21 @@ def _action_value(text: str) -> Action:
     raise GameError(f"the move log holds an unknown action {text!r}", "bad_log")
 
 
+def _checked_code(code: str) -> str:
+    """``code`` normalised, or ``bad_code`` saying what is wrong (an empty text is refused: a
+    random deal is asked for with no code at all)."""
+    try:
+        return normalize_code(code)
+    except DealCodeError as err:
+        shown = code.strip()
+        if not shown:
+            raise ProtocolError(ErrorCode.BAD_CODE, str(err), problem="empty") from None
+        shown = shown if len(shown) <= 40 else shown[:39] + "…"
+        raise ProtocolError(
+            ErrorCode.BAD_CODE, str(err), problem=err.problem.value, code=repr(shown)
+        ) from None
+
+
 class SolitaireService:
     """Games, their preferences and statistics on top of a :class:`SolitaireStore`, the
     :class:`PlayerService` (and a :class:`Bus`)."""
@@ -109,6 +140,7 @@ class SolitaireService:
         analyse: Analyse | None = None,
         winnable_attempts: int = 40,
         live_games: int = 2000,
+        snapshot_every: int = SNAPSHOT_EVERY,
     ) -> None:
         self.store = store
         self.players = players
@@ -118,6 +150,8 @@ class SolitaireService:
         self.winnable_attempts = winnable_attempts
         self._live: OrderedDict[str, LiveGame] = OrderedDict()
         self._live_limit = live_games
+        #: a snapshot of the engine is stored after every this many log entries
+        self.snapshot_every = snapshot_every
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
             weakref.WeakValueDictionary()
         )
@@ -158,42 +192,75 @@ class SolitaireService:
             return Played(await self._load(record.id, player_id), "resumed")
 
     async def new_game(
-        self, player_id: str, code: str | None = None, winnable_only: bool | None = None
+        self,
+        player_id: str,
+        code: str | None = None,
+        winnable_only: bool | None = None,
+        *,
+        leave: str | None = None,
     ) -> Played:
         """Deal a new game (of ``code``, or a random deal) and make it the player's game.
 
-        A bad code raises ``bad_code`` and leaves the current game alone.
+        A bad code (an empty one too) raises ``bad_code``; a game under way that ``leave``
+        does not name raises ``game_under_way``; either way the current game stays.
         """
         if code is not None:
-            try:
-                code = normalize_code(code)
-            except DealCodeError as err:
-                shown = code.strip()
-                shown = shown if len(shown) <= 40 else shown[:39] + "…"
-                raise ProtocolError(
-                    ErrorCode.BAD_CODE, str(err), problem=err.problem.value, code=repr(shown)
-                ) from None
+            code = _checked_code(code)
         async with self._lock(player_id):
-            if code is None:
-                if winnable_only is None:
-                    winnable_only = (await self.preferences(player_id)).winnable_only
-                code = await self._draw_code(winnable_only)
-            await self.players.ensure(player_id)  # the player's first game stores them
-            now = self.clock()
-            game = Game.from_code(code, now=now / 1000)
-            record = GameRecord(secrets.token_urlsafe(12), player_id, code, now)
-            if game.dead_end:
-                # some deals can never be played (the tip's partners all lie in the heart)
-                record = replace(
-                    record, status=GameStatus.DEAD_END, ended_at_ms=now, elapsed_ms=0
+            return await self._deal(player_id, code, winnable_only, leave, "dealt")
+
+    async def restart(self, player_id: str, game_id: str, *, leave: str | None = None) -> Played:
+        """Deal the code of the player's game ``game_id`` again, from the start; the game in
+        progress is left as by :meth:`new_game` (recorded once: a loss if under way)."""
+        async with self._lock(player_id):
+            record = await self.store.get_game(game_id)
+            if record is None or record.player_id != player_id:
+                raise ProtocolError(ErrorCode.UNKNOWN_GAME, f"no game {game_id[:40]!r}")
+            return await self._deal(player_id, record.code, False, leave, "restarted")
+
+    async def _deal(
+        self,
+        player_id: str,
+        code: str | None,
+        winnable_only: bool | None,
+        leaving: str | None,
+        kind: str,
+    ) -> Played:
+        """The body of :meth:`new_game` and :meth:`restart`, under the player's lock."""
+        open_games = await self.store.open_games(player_id)
+        for current in open_games:
+            if under_way(current) and current.id != leaving:
+                raise ProtocolError(
+                    ErrorCode.GAME_UNDER_WAY,
+                    f"game {current.id} is under way: name it in 'leave' to leave it",
+                    game=current.id,
                 )
-            abandoned = await self.store.start_game(record, now)
-            for game_id in abandoned:
-                self._live.pop(game_id, None)
-            live = LiveGame(record, game)
-            self._remember(live)
+        if code is None:
+            if winnable_only is None:
+                winnable_only = (await self.preferences(player_id)).winnable_only
+            code = await self._draw_code(winnable_only)
+        await self.players.ensure(player_id)  # the player's first game stores them
+        now = self.clock()
+        game = Game.from_code(code, now=now / 1000)
+        record = GameRecord(secrets.token_urlsafe(12), player_id, code, now)
+        tallies: list[Tally] = []
+        if game.dead_end:
+            # some deals can never be played (the tip's partners all lie in the heart)
+            record = replace(record, status=GameStatus.DEAD_DEAL, ended_at_ms=now, elapsed_ms=0)
+            tallies.append(Tally(TallyKind.DEAD_DEAL, record))
+        closed: list[GameRecord] = []
+        for current in open_games:
+            after, counted = close_game(current, now)
+            closed.append(after)
+            if counted is not None:
+                tallies.append(counted)
+        await self.store.start_game(record, closed, tallies)
+        for old in closed:
+            self._live.pop(old.id, None)
+        live = LiveGame(record, game)
+        self._remember(live)
         await self._notify(record)
-        return Played(live, "dealt")
+        return Played(live, kind)
 
     async def tap(self, player_id: str, game_id: str, target: object) -> Played:
         """Touch a card, the stock or the waste of the player's game ``game_id``."""
@@ -231,9 +298,18 @@ class SolitaireService:
         async with self._lock(player_id):
             return Played(await self._load(game_id, player_id), "synced")
 
-    async def stats(self, player_id: str) -> StatsReply:
-        """The player's statistics (an unknown player simply has none)."""
-        return player_stats(await self.store.player_games(player_id))
+    async def stats(
+        self, player_id: str, offset: int = 0, limit: int = DEFAULT_PAGE
+    ) -> StatsReply:
+        """The player's statistics and one page of the per-deal list (an unknown player simply
+        has none); two reads of the running totals, however many games were played."""
+        totals = await self.store.totals(player_id)
+        codes, count = await self.store.code_totals(player_id, offset, limit)
+        return stats_reply(totals, codes, count, offset, limit)
+
+    def under_way(self, live: LiveGame) -> bool:
+        """Whether leaving this game now would count it as a loss."""
+        return under_way(live.record)
 
     # ------------------------------------------------------------------ internals
 
@@ -263,23 +339,42 @@ class SolitaireService:
             record = await self.store.get_game(game_id)
             if record is None or record.player_id != player_id:
                 raise ProtocolError(ErrorCode.UNKNOWN_GAME, f"no game {game_id[:40]!r}")
-            log = await self.store.moves(game_id)
-            game = Game.replay(
-                record.code,
-                [_action_value(m.action) for m in log],
-                times=[m.at_ms / 1000 for m in log],
-                start=record.started_at_ms / 1000,
-            )
-            live = LiveGame(record, game)
+            live = LiveGame(record, await self._rebuild(record))
         elif live.record.player_id != player_id:
             # another player's game id is as unknown to this player as a made-up one
             raise ProtocolError(ErrorCode.UNKNOWN_GAME, f"no game {game_id[:40]!r}")
         self._remember(live)
         return live
 
+    async def _rebuild(self, record: GameRecord) -> Game:
+        """The game of ``record`` from its newest snapshot and the log entries after it (at
+        most ``snapshot_every``), or from the deal and the whole log without a usable one."""
+        game: Game | None = None
+        since = 0
+        stored = await self.store.snapshot(record.id)
+        if stored is not None and stored[0] <= record.log_length:
+            try:
+                game = Game.from_dict(json.loads(stored[1]))
+                since = stored[0]
+            except (ValueError, GameError):
+                game = None  # a damaged snapshot: the log alone still says everything
+        if game is None:
+            game, since = Game.from_code(record.code, now=record.started_at_ms / 1000), 0
+        log = await self.store.moves(record.id, since)
+        for index, move in enumerate(log, start=since):
+            action, now = _action_value(move.action), move.at_ms / 1000
+            try:
+                if action == "undo":
+                    game.undo(now=now)
+                else:
+                    game.tap(action, now=now)
+            except GameError as err:
+                raise GameError(f"action {index} ({action!r}) of the log: {err}", err.key) from None
+        return game
+
     async def _playable(self, game_id: str, player_id: str) -> LiveGame:
         live = await self._load(game_id, player_id)
-        if live.record.status in (GameStatus.WON, GameStatus.ABANDONED):
+        if live.record.status not in (GameStatus.PLAYING, GameStatus.DEAD_END):
             raise ProtocolError(
                 ErrorCode.GAME_OVER, f"game {game_id} is {live.record.status.value}"
             )
@@ -305,8 +400,12 @@ class SolitaireService:
             log_length=old.log_length + 1,
         )
         move = MoveRecord(old.id, old.log_length, action, now)
+        counted = tally(old.status, summary)
+        snapshot = None
+        if summary.log_length % self.snapshot_every == 0:
+            snapshot = json.dumps(game.to_dict(), separators=(",", ":"))
         try:
-            await self.store.append_move(move, summary)
+            await self.store.append_move(move, summary, counted, snapshot)
         except BaseException:
             # the engine already moved: only a replay of the log can say where the game is
             self._live.pop(old.id, None)

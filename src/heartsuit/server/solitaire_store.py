@@ -1,16 +1,27 @@
-"""Heart to Heart's storage: games, their append-only move logs and the deal-analysis cache.
+"""Heart to Heart's storage: games, their append-only move logs, the players' running totals
+and the deal-analysis cache.
 
 :class:`SolitaireStore` is what :class:`~heartsuit.server.solitaire_service.SolitaireService`
 needs; :class:`SqlSolitaireStore` implements it on the shared
-:class:`~heartsuit.server.db.Database`. Game state is never stored as a snapshot: a game is its
-deal code plus its move log, and any state is a replay of the log (DESIGN.md, principle 4). The
-``solitaire_games`` row only summarises the log (status, moves, score, time) so that statistics
-and "continue your game" need no replay; it is updated in the same transaction as the move it
-summarises, so the two never disagree.
+:class:`~heartsuit.server.db.Database`. A game is its deal code plus its move log, and any state
+is a replay of the log (DESIGN.md, principle 4). Beside the log:
+
+- the ``solitaire_games`` row summarises the log (status, moves, score, time) so that
+  "continue your game" needs no replay;
+- ``solitaire_snapshots`` keeps, per game, the engine's state after every
+  :data:`SNAPSHOT_EVERY`-th log entry, so that a resume replays at most that many entries (a
+  snapshot is only a shortcut: the log stays the truth, and a snapshot that cannot be read is
+  ignored);
+- ``solitaire_player_stats`` and ``solitaire_code_stats`` are each player's running totals
+  (:class:`Tally`), so that statistics cost the same at 5 games and 5,000.
+
+All of them change in the same transaction as the log entry (or the new game) they follow, so
+they never disagree with it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Protocol
@@ -24,12 +35,17 @@ from sqlalchemy import (
     Integer,
     String,
     Table,
-    and_,
+    Text,
+    case,
+    func,
     insert,
     select,
     update,
 )
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from heartsuit.server.db import Database, MoveConflict, StoreError, metadata
 
@@ -40,13 +56,24 @@ class GameStatus(StrEnum):
     PLAYING = "playing"
     WON = "won"
     #: no move can help any more; still open to Undo, so it stays the player's current game
+    #: (it counts as a loss while it stands there)
     DEAD_END = "dead_end"
-    #: the player started another game while this one was unfinished (counts as a loss)
+    #: left (another game started) under way or at a dead end: a loss
     ABANDONED = "abandoned"
+    #: left without a move made (or with every move undone): not a game played
+    UNPLAYED = "unplayed"
+    #: dead from the deal itself (no pair can ever be made): shown as such, never counted
+    DEAD_DEAL = "dead_deal"
+    #: a dead deal that was left
+    UNPLAYABLE = "unplayable"
 
 
 #: games the player may still continue ("continue your game", resume after a reload)
-OPEN_STATUSES = (GameStatus.PLAYING, GameStatus.DEAD_END)
+OPEN_STATUSES = (GameStatus.PLAYING, GameStatus.DEAD_END, GameStatus.DEAD_DEAL)
+#: games that count in the statistics
+COUNTED = (GameStatus.WON, GameStatus.DEAD_END, GameStatus.ABANDONED)
+#: a snapshot of the engine is stored after every this many log entries
+SNAPSHOT_EVERY = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +105,53 @@ class MoveRecord:
     at_ms: int
 
 
+class TallyKind(StrEnum):
+    """How a change of a game changes its player's running totals."""
+
+    #: the game was won: a game, a win, the streak grows, the bests may improve
+    WIN = "win"
+    #: the game reached a dead end or was left under way: a game, the streak ends
+    LOSS = "loss"
+    #: an undo left the dead end that was counted: the loss is taken back, the streak restored
+    UNLOSS = "unloss"
+    #: a deal dead from the start was dealt (shown in the statistics, never counted as a game)
+    DEAD_DEAL = "dead_deal"
+
+
+@dataclass(frozen=True, slots=True)
+class Tally:
+    """One change to a player's running totals, caused by ``game`` (its new summary)."""
+
+    kind: TallyKind
+    game: GameRecord
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerTotals:
+    """A player's running totals: every figure of the statistics, kept as games end."""
+
+    games: int = 0
+    wins: int = 0
+    current_streak: int = 0
+    best_streak: int = 0
+    best_time_ms: int | None = None
+    fewest_moves: int | None = None
+    dead_deals: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class CodeTotals:
+    """A player's running totals for one deal code."""
+
+    code: str
+    games: int
+    wins: int
+    best_time_ms: int | None
+    fewest_moves: int | None
+    #: when a game of this code was last counted (the list shows the latest first)
+    last_at_ms: int
+
+
 @dataclass(frozen=True, slots=True)
 class DealAnalysis:
     """What the solver found about a deal, cached because solving can be slow."""
@@ -91,23 +165,54 @@ class DealAnalysis:
 class SolitaireStore(Protocol):
     """What the solitaire service needs from storage. ``append_move`` must be atomic."""
 
-    async def start_game(self, game: GameRecord, now_ms: int) -> list[str]:
-        """Add ``game`` and mark the player's open games abandoned; returns their ids."""
+    async def start_game(
+        self, game: GameRecord, left: Sequence[GameRecord] = (), tallies: Sequence[Tally] = ()
+    ) -> None:
+        """Add ``game``, store ``left`` (the player's open games, closed) and apply
+        ``tallies`` to the running totals, all or nothing."""
         ...
 
     async def get_game(self, game_id: str) -> GameRecord | None: ...
     async def open_game(self, player_id: str) -> GameRecord | None:
-        """The player's most recent game still playing or at a dead end."""
+        """The player's most recent open game (playing, at a dead end, or a dead deal)."""
+        ...
+
+    async def open_games(self, player_id: str) -> list[GameRecord]:
+        """All the player's open games, newest first (one, unless something went wrong)."""
         ...
 
     async def player_games(self, player_id: str) -> list[GameRecord]: ...
-    async def moves(self, game_id: str) -> list[MoveRecord]: ...
+    async def moves(self, game_id: str, since: int = 0) -> list[MoveRecord]:
+        """The log of a game from entry ``since`` on."""
+        ...
 
-    async def append_move(self, move: MoveRecord, summary: GameRecord) -> None:
-        """Log ``move`` and store ``summary`` as the game's row, both or neither.
+    async def snapshot(self, game_id: str) -> tuple[int, str] | None:
+        """The newest stored snapshot of a game: (log length it follows, the engine's JSON)."""
+        ...
+
+    async def append_move(
+        self,
+        move: MoveRecord,
+        summary: GameRecord,
+        tally: Tally | None = None,
+        snapshot: str | None = None,
+    ) -> None:
+        """Log ``move``, store ``summary`` as the game's row, apply ``tally`` and store
+        ``snapshot`` (the engine's state after the move, as JSON), all or nothing.
 
         Raises :class:`MoveConflict` if the log already has an entry ``move.seq``.
         """
+        ...
+
+    async def totals(self, player_id: str) -> PlayerTotals:
+        """The player's running totals (all zero for an unknown player)."""
+        ...
+
+    async def code_totals(
+        self, player_id: str, offset: int, limit: int
+    ) -> tuple[list[CodeTotals], int]:
+        """One page of the player's per-code totals, latest first, and how many codes there
+        are in all."""
         ...
 
     async def deal_analysis(self, code: str) -> DealAnalysis | None: ...
@@ -127,6 +232,9 @@ games = Table(
     Column("ended_at_ms", BigInteger, nullable=True),
     Column("elapsed_ms", BigInteger, nullable=True),
     Column("log_length", Integer, nullable=False),
+    # the player's current streak just before this game's dead end was counted, so that an
+    # undo out of the dead end can take the loss back exactly; None otherwise
+    Column("streak_before", Integer, nullable=True),
     Index("ix_solitaire_games_player_status", "player_id", "status"),
 )
 
@@ -140,6 +248,42 @@ moves_log = Table(
     Column("at_ms", BigInteger, nullable=False),
 )
 
+snapshots = Table(
+    "solitaire_snapshots",
+    metadata,
+    Column("game_id", String(64), ForeignKey("solitaire_games.id"), primary_key=True),
+    # the snapshot is the game after this many log entries
+    Column("log_length", Integer, nullable=False),
+    # Game.to_dict() as JSON
+    Column("state", Text, nullable=False),
+)
+
+player_stats = Table(
+    "solitaire_player_stats",
+    metadata,
+    Column("player_id", String(64), ForeignKey("players.id"), primary_key=True),
+    Column("games", Integer, nullable=False),
+    Column("wins", Integer, nullable=False),
+    Column("current_streak", Integer, nullable=False),
+    Column("best_streak", Integer, nullable=False),
+    Column("best_time_ms", BigInteger, nullable=True),
+    Column("fewest_moves", Integer, nullable=True),
+    Column("dead_deals", Integer, nullable=False),
+)
+
+code_stats = Table(
+    "solitaire_code_stats",
+    metadata,
+    Column("player_id", String(64), ForeignKey("players.id"), primary_key=True),
+    Column("code", String(32), primary_key=True),
+    Column("games", Integer, nullable=False),
+    Column("wins", Integer, nullable=False),
+    Column("best_time_ms", BigInteger, nullable=True),
+    Column("fewest_moves", Integer, nullable=True),
+    Column("last_at_ms", BigInteger, nullable=False),
+    Index("ix_solitaire_code_stats_player_last", "player_id", "last_at_ms"),
+)
+
 deals = Table(
     "solitaire_deals",
     metadata,
@@ -147,6 +291,13 @@ deals = Table(
     Column("winnable", Boolean, nullable=False),
     Column("solution_moves", Integer, nullable=True),
 )
+
+
+def _least(column: Any, value: int | None) -> Any:
+    """The smaller of a nullable column and ``value`` (None counts as no value)."""
+    if value is None:
+        return column
+    return case((column.is_(None), value), (column > value, value), else_=column)
 
 
 def _game_from_row(row: Any) -> GameRecord:
@@ -176,25 +327,20 @@ def _game_values(game: GameRecord) -> dict[str, Any]:
 
 
 class SqlSolitaireStore:
-    """:class:`SolitaireStore` on SQL (tables from migration 0001)."""
+    """:class:`SolitaireStore` on SQL (tables from migrations 0001 and 0004)."""
 
     def __init__(self, db: Database) -> None:
         self.db = db
 
     # --- games and their move logs ---
 
-    async def start_game(self, game: GameRecord, now_ms: int) -> list[str]:
-        open_ = and_(
-            games.c.player_id == game.player_id,
-            games.c.status.in_([s.value for s in OPEN_STATUSES]),
-        )
+    async def start_game(
+        self, game: GameRecord, left: Sequence[GameRecord] = (), tallies: Sequence[Tally] = ()
+    ) -> None:
         async with self.db.writing() as conn:
-            left = [r.id for r in await conn.execute(select(games.c.id).where(open_))]
-            if left:
+            for closed in left:
                 await conn.execute(
-                    update(games)
-                    .where(games.c.id.in_(left))
-                    .values(status=GameStatus.ABANDONED.value, ended_at_ms=now_ms)
+                    update(games).where(games.c.id == closed.id).values(**_game_values(closed))
                 )
             await conn.execute(
                 insert(games).values(
@@ -205,7 +351,8 @@ class SqlSolitaireStore:
                     **_game_values(game),
                 )
             )
-        return left
+            for tally in tallies:
+                await self._apply(conn, tally)
 
     async def get_game(self, game_id: str) -> GameRecord | None:
         async with self.db.reading() as conn:
@@ -213,16 +360,22 @@ class SqlSolitaireStore:
         return None if row is None else _game_from_row(row)
 
     async def open_game(self, player_id: str) -> GameRecord | None:
+        found = await self._open(player_id, limit=1)
+        return found[0] if found else None
+
+    async def open_games(self, player_id: str) -> list[GameRecord]:
+        return await self._open(player_id, limit=None)
+
+    async def _open(self, player_id: str, limit: int | None) -> list[GameRecord]:
         query = (
             select(games)
             .where(games.c.player_id == player_id)
             .where(games.c.status.in_([s.value for s in OPEN_STATUSES]))
-            .order_by(games.c.started_at_ms.desc())
-            .limit(1)
+            .order_by(games.c.started_at_ms.desc(), games.c.id)
+            .limit(limit)
         )
         async with self.db.reading() as conn:
-            row = (await conn.execute(query)).first()
-        return None if row is None else _game_from_row(row)
+            return [_game_from_row(r) for r in await conn.execute(query)]
 
     async def player_games(self, player_id: str) -> list[GameRecord]:
         query = (
@@ -231,15 +384,31 @@ class SqlSolitaireStore:
         async with self.db.reading() as conn:
             return [_game_from_row(r) for r in await conn.execute(query)]
 
-    async def moves(self, game_id: str) -> list[MoveRecord]:
+    async def moves(self, game_id: str, since: int = 0) -> list[MoveRecord]:
         query = (
-            select(moves_log).where(moves_log.c.game_id == game_id).order_by(moves_log.c.seq)
+            select(moves_log)
+            .where(moves_log.c.game_id == game_id, moves_log.c.seq >= since)
+            .order_by(moves_log.c.seq)
         )
         async with self.db.reading() as conn:
             rows = await conn.execute(query)
             return [MoveRecord(r.game_id, r.seq, r.action, r.at_ms) for r in rows]
 
-    async def append_move(self, move: MoveRecord, summary: GameRecord) -> None:
+    async def snapshot(self, game_id: str) -> tuple[int, str] | None:
+        query = select(snapshots.c.log_length, snapshots.c.state).where(
+            snapshots.c.game_id == game_id
+        )
+        async with self.db.reading() as conn:
+            row = (await conn.execute(query)).first()
+        return None if row is None else (row.log_length, row.state)
+
+    async def append_move(
+        self,
+        move: MoveRecord,
+        summary: GameRecord,
+        tally: Tally | None = None,
+        snapshot: str | None = None,
+    ) -> None:
         if summary.id != move.game_id or summary.log_length != move.seq + 1:
             raise StoreError(f"summary of {summary.id} does not follow move {move.seq}")
         try:
@@ -252,8 +421,147 @@ class SqlSolitaireStore:
                 await conn.execute(
                     update(games).where(games.c.id == summary.id).values(**_game_values(summary))
                 )
+                if tally is not None:
+                    await self._apply(conn, tally)
+                if snapshot is not None:
+                    await self._upsert(
+                        conn,
+                        snapshots,
+                        {"game_id": summary.id, "log_length": summary.log_length,
+                         "state": snapshot},
+                        [snapshots.c.game_id],
+                        ("log_length", "state"),
+                    )
         except IntegrityError as exc:
             raise MoveConflict(f"move {move.seq} of game {move.game_id} is already logged") from exc
+
+    # --- running totals ---
+
+    async def totals(self, player_id: str) -> PlayerTotals:
+        query = select(player_stats).where(player_stats.c.player_id == player_id)
+        async with self.db.reading() as conn:
+            row = (await conn.execute(query)).first()
+        if row is None:
+            return PlayerTotals()
+        return PlayerTotals(
+            games=row.games,
+            wins=row.wins,
+            current_streak=row.current_streak,
+            best_streak=row.best_streak,
+            best_time_ms=row.best_time_ms,
+            fewest_moves=row.fewest_moves,
+            dead_deals=row.dead_deals,
+        )
+
+    async def code_totals(
+        self, player_id: str, offset: int, limit: int
+    ) -> tuple[list[CodeTotals], int]:
+        c = code_stats.c
+        played = (c.player_id == player_id) & (c.games > 0)
+        page = (
+            select(code_stats)
+            .where(played)
+            .order_by(c.last_at_ms.desc(), c.code)
+            .offset(offset)
+            .limit(limit)
+        )
+        async with self.db.reading() as conn:
+            rows = [
+                CodeTotals(r.code, r.games, r.wins, r.best_time_ms, r.fewest_moves, r.last_at_ms)
+                for r in await conn.execute(page)
+            ]
+            count = (await conn.execute(select(func.count()).where(played))).scalar_one()
+        return rows, int(count)
+
+    async def _apply(self, conn: AsyncConnection, tally: Tally) -> None:
+        """Apply one tally to the totals, inside the caller's transaction."""
+        game, kind = tally.game, tally.kind
+        p, c = player_stats.c, code_stats.c
+        at = game.ended_at_ms if game.ended_at_ms is not None else game.started_at_ms
+        await self._upsert(
+            conn,
+            player_stats,
+            {"player_id": game.player_id, "games": 0, "wins": 0, "current_streak": 0,
+             "best_streak": 0, "dead_deals": 0},
+            [p.player_id],
+            (),
+        )
+        mine = p.player_id == game.player_id
+        if kind is TallyKind.DEAD_DEAL:
+            await conn.execute(update(player_stats).where(mine).values(dead_deals=p.dead_deals + 1))
+            return
+        await self._upsert(
+            conn,
+            code_stats,
+            {"player_id": game.player_id, "code": game.code, "games": 0, "wins": 0,
+             "last_at_ms": at},
+            [c.player_id, c.code],
+            (),
+        )
+        this_code = (c.player_id == game.player_id) & (c.code == game.code)
+        this_game = games.c.id == game.id
+        if kind is TallyKind.WIN:
+            streak = p.current_streak + 1
+            await conn.execute(
+                update(player_stats).where(mine).values(
+                    games=p.games + 1,
+                    wins=p.wins + 1,
+                    current_streak=streak,
+                    best_streak=case((streak > p.best_streak, streak), else_=p.best_streak),
+                    best_time_ms=_least(p.best_time_ms, game.elapsed_ms),
+                    fewest_moves=_least(p.fewest_moves, game.moves),
+                )
+            )
+            await conn.execute(
+                update(code_stats).where(this_code).values(
+                    games=c.games + 1,
+                    wins=c.wins + 1,
+                    best_time_ms=_least(c.best_time_ms, game.elapsed_ms),
+                    fewest_moves=_least(c.fewest_moves, game.moves),
+                    last_at_ms=at,
+                )
+            )
+        elif kind is TallyKind.LOSS:
+            streak = (await conn.execute(select(p.current_streak).where(mine))).scalar_one()
+            await conn.execute(update(games).where(this_game).values(streak_before=streak))
+            await conn.execute(
+                update(player_stats).where(mine).values(games=p.games + 1, current_streak=0)
+            )
+            await conn.execute(
+                update(code_stats).where(this_code).values(games=c.games + 1, last_at_ms=at)
+            )
+        else:  # UNLOSS
+            before = (
+                await conn.execute(select(games.c.streak_before).where(this_game))
+            ).scalar_one_or_none()
+            await conn.execute(update(games).where(this_game).values(streak_before=None))
+            await conn.execute(
+                update(player_stats).where(mine).values(
+                    games=p.games - 1, current_streak=before or 0
+                )
+            )
+            await conn.execute(update(code_stats).where(this_code).values(games=c.games - 1))
+
+    async def _upsert(
+        self,
+        conn: AsyncConnection,
+        table: Table,
+        values: dict[str, Any],
+        keys: list[Any],
+        replace: tuple[str, ...],
+    ) -> None:
+        """Insert ``values``; if the row exists, set the ``replace`` columns (or do nothing)."""
+        dialect_insert = pg_insert if self.db.is_postgres else sqlite_insert
+        statement = dialect_insert(table).values(**values)
+        if replace:
+            await conn.execute(
+                statement.on_conflict_do_update(
+                    index_elements=keys,
+                    set_={name: statement.excluded[name] for name in replace},
+                )
+            )
+        else:
+            await conn.execute(statement.on_conflict_do_nothing(index_elements=keys))
 
     # --- the solver's cache ---
 

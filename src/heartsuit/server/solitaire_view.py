@@ -19,9 +19,17 @@ def _card_text(card: Card) -> tuple[str, str]:
 
 
 def game_view(
-    game: Game, *, game_id: str, started_at_ms: int, now_ms: int, placement_help: bool
+    game: Game,
+    *,
+    game_id: str,
+    started_at_ms: int,
+    now_ms: int,
+    placement_help: bool,
+    under_way: bool = False,
+    dead_deal: bool = False,
 ) -> GameView:
-    """The view of ``game`` at ``now_ms``; outlines and dimming as the player's setting says."""
+    """The view of ``game`` at ``now_ms``; outlines and dimming as the player's setting says.
+    ``under_way`` and ``dead_deal`` are the service's verdicts on the game's record."""
     game.placement_help = placement_help
     outlined = set(game.outlined())
     dimmed = set(game.dimmed())
@@ -67,6 +75,8 @@ def game_view(
         outcome=game.outcome.value,
         elapsed_ms=round(game.elapsed(now_ms / 1000) * 1000),
         started_at_ms=started_at_ms,
+        under_way=under_way,
+        dead_deal=dead_deal,
     )
 
 

@@ -1,4 +1,6 @@
-// Home: offer "Continue" when the server holds an unfinished Heart to Heart game.
+// Home: offer "Continue" when the server holds a Heart to Heart game under way. Its "New game"
+// link opens the game page with ?new=1, where the server refuses to drop that game unasked and
+// the page asks the player first.
 
 import { lang, t } from "./i18n.js";
 import { Connection } from "./ws.js";
@@ -17,7 +19,8 @@ const conn = new Connection({
     asked = true;
     const reply = await conn.request({ type: "solitaire.resume" });
     const game = reply.type === "solitaire.state" ? reply.game : null;
-    const unfinished = game !== null && game.outcome === "playing";
+    // the server's verdict: moves made and not over (leaving it would count as a loss)
+    const unfinished = game !== null && game.under_way === true;
     continueLink.hidden = !unfinished;
     newLink.hidden = !unfinished;
     playLink.hidden = unfinished;

@@ -15,7 +15,11 @@ const dialogs = {
   dead_end: document.querySelector('[data-dialog="dead_end"]'),
   won: document.querySelector('[data-dialog="won"]'),
   confirm_new: document.querySelector('[data-dialog="confirm_new"]'),
+  confirm_restart: document.querySelector('[data-dialog="confirm_restart"]'),
+  dead_deal: document.querySelector('[data-dialog="dead_deal"]'),
 };
+const confirmNewBody = dialogs.confirm_new.querySelector("#confirm-new-body");
+const confirmNewText = confirmNewBody.textContent;
 const undoButtons = document.querySelectorAll('[data-action="undo"]');
 const undoLeft = root.querySelector("[data-undo-left]");
 
@@ -24,6 +28,8 @@ let receivedAt = 0;
 let settings = { move_errors: false, placement_help: true, winnable_only: false };
 let started = false;
 let shown = 0; // states drawn so far, exposed as data-seq for tests and tools
+// a request that would leave the game under way, waiting for the player's yes: {send, id}
+let pendingLeave = null;
 
 const board = new Board(root, { interactive: true, onTap: (target) => tap(target) });
 const conn = new Connection({
@@ -66,8 +72,10 @@ async function start() {
     history.replaceState(null, "", location.pathname);
     const other = document.querySelector("[data-lang-switch]");
     if (other) other.href = `${location.pathname}?lang=${other.dataset.langSwitch}`;
+    const code = params.get("code");
     try {
-      await newGame(params.get("code"));
+      // a link never drops a game under way: the server refuses, and the player is asked
+      await newGame(code, code === null ? "new" : "code");
       return;
     } catch (error) {
       report(error);
@@ -83,25 +91,72 @@ async function resume() {
   return true;
 }
 
-/** New game from the toolbar or the N key: a game under way counts as lost, so ask first. */
+/** New game from the toolbar or the N key (the server asks back if a game is under way). */
 function askNewGame() {
-  if (game && game.outcome === "playing" && game.moves > 0) {
-    openDialog(dialogs.confirm_new, dialogs.confirm_new.querySelector("[data-close]"));
-  } else {
-    newGame(null).catch(report);
-  }
+  newGame(null).catch(report);
 }
 
-async function newGame(code) {
+/** Deal a new game (of `code`, or a random one). */
+function newGame(code, question = "new") {
+  return leaveWith(
+    (leave) =>
+      conn.request({
+        type: "solitaire.new",
+        code,
+        winnable_only: settings.winnable_only,
+        leave,
+      }),
+    question,
+    code,
+  );
+}
+
+/** Deal the current game's code again, from the start. */
+function restart() {
+  if (!game) return;
+  const id = game.id;
+  leaveWith((leave) => conn.request({ type: "solitaire.restart", game: id, leave }), "restart")
+    .catch(report);
+}
+
+/**
+ * Send a request that starts another game. The server decides whether a game is under way: if
+ * so it refuses (game_under_way), and the page shows that game and asks the player; only a yes
+ * sends the request again, naming the game it leaves. Resolves true once a game was dealt.
+ */
+async function leaveWith(send, question, code = null) {
+  try {
+    const reply = await send(null);
+    closeEndDialogs();
+    show(reply);
+    return true;
+  } catch (error) {
+    if (!error || error.code !== "game_under_way") throw error;
+  }
+  await resume(); // the game under way may be another tab's: show the one being asked about
+  pendingLeave = { send, id: game.id };
+  const dialog = question === "restart" ? dialogs.confirm_restart : dialogs.confirm_new;
+  confirmNewBody.textContent =
+    question === "code" && code ? t("confirm_code.body", { code: code.trim() }) : confirmNewText;
+  openDialog(dialog, dialog.querySelector("[data-close]"));
+  return false;
+}
+
+async function confirmLeave() {
+  const pending = pendingLeave;
+  pendingLeave = null;
   closeDialog(dialogs.confirm_new);
+  closeDialog(dialogs.confirm_restart);
+  if (!pending) return;
+  closeDialog(dialogs.code);
+  closeEndDialogs();
+  show(await pending.send(pending.id));
+}
+
+function closeEndDialogs() {
   closeDialog(dialogs.dead_end);
+  closeDialog(dialogs.dead_deal);
   closeDialog(dialogs.won);
-  const reply = await conn.request({
-    type: "solitaire.new",
-    code: code || null,
-    winnable_only: settings.winnable_only,
-  });
-  show(reply);
 }
 
 function tap(target) {
@@ -143,10 +198,16 @@ function show(reply) {
   else if (event.kind === "nothing_to_undo") toast(t("game.nothing_to_undo"));
 
   const changed = !previous || previous.id !== game.id || previous.outcome !== game.outcome;
-  if (game.outcome === "dead_end" && changed) {
+  root.dataset.underWay = String(Boolean(game.under_way));
+  root.dataset.deadDeal = String(Boolean(game.dead_deal));
+  if (game.dead_deal && changed) {
+    // dead from the deal: nothing to undo, and it does not count
+    openDialog(dialogs.dead_deal, dialogs.dead_deal.querySelector("[data-dialog-new]"));
+  } else if (game.outcome === "dead_end" && !game.dead_deal && changed) {
     openDialog(dialogs.dead_end, dialogs.dead_end.querySelector("[data-dialog-undo]"));
   } else if (game.outcome !== "dead_end") {
     closeDialog(dialogs.dead_end);
+    closeDialog(dialogs.dead_deal);
   }
   if (game.outcome === "won" && changed) {
     dialogs.won.querySelector('[data-win="time"]').textContent = formatTime(game.elapsed_ms);
@@ -176,13 +237,12 @@ for (const button of document.querySelectorAll('[data-action="undo"]')) {
   button.addEventListener("click", undo);
 }
 for (const button of document.querySelectorAll('[data-action="new"]')) {
-  // the dialogs' own New game buttons follow a finished game: nothing to lose there
-  const ask = !button.closest("dialog");
-  button.addEventListener("click", () => (ask ? askNewGame() : newGame(null).catch(report)));
+  button.addEventListener("click", askNewGame);
 }
-dialogs.confirm_new
-  .querySelector("[data-confirm-new]")
-  .addEventListener("click", () => newGame(null).catch(report));
+root.querySelector('[data-action="restart"]').addEventListener("click", restart);
+for (const button of document.querySelectorAll("[data-confirm-leave]")) {
+  button.addEventListener("click", () => confirmLeave().catch(report));
+}
 root.querySelector('[data-action="share"]').addEventListener("click", share);
 root.querySelector('[data-action="settings"]').addEventListener("click", openSettings);
 root.querySelector('[data-action="code"]').addEventListener("click", () => {
@@ -208,8 +268,8 @@ dialogs.code.querySelector("[data-code-form]").addEventListener("submit", async 
   const input = dialogs.code.querySelector("[data-code-input]");
   setCodeError(null);
   try {
-    await newGame(input.value);
-    closeDialog(dialogs.code);
+    // the text as typed: an empty code is refused by the server, with its reason
+    if (await newGame(input.value, "code")) closeDialog(dialogs.code);
   } catch (error) {
     setCodeError(error.message || String(error));
     input.focus();

@@ -1,4 +1,5 @@
-// Statistics: the player's results from GET /api/stats (same body as the "stats" message).
+// Statistics: the player's results from GET /api/stats (same body as the "stats" message): the
+// server's running totals, and the per-deal list one page at a time ("Show more deals").
 
 import { formatTime, t } from "./i18n.js";
 import { storedPlayer } from "./ws.js";
@@ -6,6 +7,10 @@ import { storedPlayer } from "./ws.js";
 const root = document.querySelector("[data-stats]");
 const status = root.querySelector("[data-stats-status]");
 const body = root.querySelector("[data-by-code] tbody");
+const more = root.querySelector("[data-by-code-more]");
+const shownNote = root.querySelector("[data-by-code-shown]");
+const PAGE = 50;
+let loaded = 0;
 const headings = [...root.querySelectorAll("[data-by-code] thead th")].map((th) => th.textContent);
 const dash = t("stats.dash");
 
@@ -28,11 +33,19 @@ function fill(stats) {
     best_streak: count(o.best_streak),
     best_time: time(o.best_time_ms),
     fewest_moves: count(o.fewest_moves),
+    dead_deals: count(o.dead_deals ?? 0),
   };
   for (const [key, text] of Object.entries(values)) {
     root.querySelector(`[data-stat="${key}"]`).textContent = text;
   }
   body.replaceChildren();
+  loaded = 0;
+  addRows(stats);
+  status.textContent = o.games ? "" : t("stats.none");
+}
+
+/** Append one page of the per-deal list and say how much of it is shown. */
+function addRows(stats) {
   for (const row of stats.by_code) {
     const tr = document.createElement("tr");
     tr.dataset.code = row.code;
@@ -55,22 +68,40 @@ function fill(stats) {
     });
     body.append(tr);
   }
-  for (const part of root.querySelectorAll("[data-by-code-part]")) {
-    part.hidden = stats.by_code.length === 0;
-  }
-  status.textContent = o.games ? "" : t("stats.none");
+  loaded += stats.by_code.length;
+  const total = stats.by_code_total ?? loaded;
+  for (const part of root.querySelectorAll("[data-by-code-part]")) part.hidden = loaded === 0;
+  more.hidden = loaded >= total;
+  shownNote.hidden = loaded === 0 || loaded >= total;
+  shownNote.textContent = t("stats.shown", { shown: loaded, total });
 }
 
-async function load() {
+async function fetchStats(offset) {
   const player = storedPlayer();
-  if (!player) {
-    fill({ overall: { games: 0 }, by_code: [] });
-    return;
-  }
+  if (!player) return null;
   // the id is the player's credential: in a header, never in a URL that logs keep
-  const response = await fetch("/api/stats", { headers: { "X-Heartsuit-Player": player } });
+  const response = await fetch(`/api/stats?offset=${offset}&limit=${PAGE}`, {
+    headers: { "X-Heartsuit-Player": player },
+  });
   if (!response.ok) throw new Error(String(response.status));
-  fill(await response.json());
+  return response.json();
+}
+
+more.addEventListener("click", async () => {
+  more.disabled = true;
+  try {
+    const stats = await fetchStats(loaded);
+    if (stats) addRows(stats);
+  } catch {
+    status.textContent = t("stats.error");
+  } finally {
+    more.disabled = false;
+  }
+});
+
+async function load() {
+  const stats = await fetchStats(0);
+  fill(stats || { overall: { games: 0 }, by_code: [], by_code_total: 0 });
 }
 
 load()
