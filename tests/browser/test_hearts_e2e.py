@@ -631,7 +631,8 @@ def test_the_shooter_chooses_the_moon_on_a_real_table(page: Any, server: ServerP
     tokens = {seat: new_token() for seat in range(4)}
     names = ["Ana", "Budi", "Citra", "Dedi"]
     table = "moon-table-0001"
-    log = [("start", {})] + [("action", a.to_dict()) for a in match.actions]
+    log: list[tuple[str, dict[str, Any]]] = [("start", {})]
+    log += [("action", a.to_dict()) for a in match.actions]
     with closing(sqlite3.connect(server.db)) as db, db:
         db.execute(
             "INSERT INTO hearts_tables (id, mode, preset, rules, seed, invite, created_at_ms,"
