@@ -1,0 +1,314 @@
+"""The static files: content-hashed URLs, compressed once, cached for a year.
+
+Every file under ``web/static`` is served at ``/static/<name>.<hash>.<ext>`` (``asset(path)``
+gives that URL to the templates), where the hash covers the file *and every module it imports*,
+so a release that changes ``i18n.js`` also changes the URL of ``play.js``, which imports it.
+The ES modules import each other by relative paths (``from "./i18n.js"``); those paths are
+rewritten, once, to the versioned names (``from "./i18n.3f2a1b9c0d.js"``), so the browser
+fetches every module of a page from a versioned URL without an import map (which would be an
+inline script under the Content-Security-Policy) and without a build step.
+
+How each request is answered:
+
+* the current versioned URL: the file, ``Cache-Control: public, max-age=31536000, immutable``;
+* the plain path (``/static/js/play.js``) or an older hash of a file that still exists: the
+  current file with ``Cache-Control: no-cache`` (so a page from before a release still gets
+  working code, and no cache keeps it under the wrong URL);
+* anything else: 404.
+
+Each file is gzip-compressed once (level 9) when the table is built and sent compressed when the
+request accepts gzip and it saves bytes; ``Vary: Accept-Encoding`` tells caches. Every answer
+has an ``ETag``, and ``If-None-Match`` gets a 304.
+
+The table is built from the files on disk and rebuilt when one of them changes (a cheap check
+of names, sizes and modification times on each use), so editing a script during development
+needs no restart.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import mimetypes
+import os
+import posixpath
+import re
+import threading
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Final
+
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse, Response
+
+#: hex digits of the content hash in a versioned file name
+HASH_LENGTH: Final = 10
+#: a versioned URL never changes its content: keep it for a year, never revalidate
+IMMUTABLE: Final = "public, max-age=31536000, immutable"
+#: anything else (pages, plain or stale static URLs): store, but ask the server each time
+REVALIDATE: Final = "no-cache"
+
+#: relative module specifiers in ``import … from "./x.js"``, ``export … from "./x.js"``,
+#: ``import "./x.js"`` and ``import("./x.js")``
+_IMPORT: Final = re.compile(r"""(\bfrom\s*|\bimport\s*\(?\s*)(["'])(\.{1,2}/[^"'\s]+)\2""")
+#: ``name.<hash>.ext`` or ``name.<hash>``
+_VERSIONED: Final = re.compile(
+    rf"^(?P<stem>.+)\.(?P<hash>[0-9a-f]{{{HASH_LENGTH}}})(?P<ext>\.[^./]+)?$"
+)
+
+_MEDIA_TYPES: Final = {
+    ".js": "text/javascript; charset=utf-8",
+    ".mjs": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".svg": "image/svg+xml",
+    ".json": "application/json",
+    ".webmanifest": "application/manifest+json",
+    ".html": "text/html; charset=utf-8",
+    ".txt": "text/plain; charset=utf-8",
+}
+#: already compressed formats: gzip would only add bytes
+_PACKED: Final = {".png", ".jpg", ".jpeg", ".gif", ".webp", ".avif", ".woff", ".woff2", ".gz"}
+
+
+class AssetError(ValueError):
+    """The static files cannot be served as they are (a module imports a missing file)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Asset:
+    """One static file as it is served."""
+
+    path: str  # "js/play.js", relative to the static directory
+    versioned: str  # "js/play.3f2a1b9c0d.js"
+    body: bytes  # with relative imports rewritten to versioned names
+    gzipped: bytes | None  # the body gzip-compressed, when that is smaller
+    media_type: str
+    etag: str
+
+    @property
+    def url(self) -> str:
+        return f"/static/{self.versioned}"
+
+
+def versioned_name(path: str, digest: str) -> str:
+    """``js/play.js`` with hash ``abc…`` → ``js/play.abc….js`` (no dot: ``name.abc…``)."""
+    head, tail = posixpath.split(path)
+    stem, dot, ext = tail.rpartition(".")
+    name = f"{stem}.{digest}.{ext}" if dot and stem else f"{tail}.{digest}"
+    return posixpath.join(head, name)
+
+
+def _media_type(path: str) -> str:
+    ext = posixpath.splitext(path)[1].lower()
+    if ext in _MEDIA_TYPES:
+        return _MEDIA_TYPES[ext]
+    guessed, _ = mimetypes.guess_type(path)
+    return guessed or "application/octet-stream"
+
+
+def _imports(path: str, text: str, known: set[str]) -> list[tuple[str, str]]:
+    """(specifier, target path) of each relative import of module ``path``."""
+    found = []
+    for match in _IMPORT.finditer(text):
+        spec = match.group(3)
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(path), spec))
+        if target not in known:
+            raise AssetError(f"{path} imports {spec!r}, which is not a static file")
+        found.append((spec, target))
+    return found
+
+
+def _rewrite(match: re.Match[str], path: str, digests: dict[str, str]) -> str:
+    """One import of module ``path`` pointed at the versioned name of what it imports."""
+    quote, spec = match.group(2), match.group(3)
+    target = posixpath.normpath(posixpath.join(posixpath.dirname(path), spec))
+    name = posixpath.basename(versioned_name(target, digests[target]))
+    return f"{match.group(1)}{quote}{posixpath.join(posixpath.dirname(spec), name)}{quote}"
+
+
+def build(sources: dict[str, bytes]) -> dict[str, Asset]:
+    """Versioned, rewritten and compressed assets from ``{relative path: raw bytes}``.
+
+    A file's hash covers its own bytes and those of every module it reaches through imports
+    (import cycles included), so a change anywhere below a module changes its URL.
+    """
+    known = set(sources)
+    graph: dict[str, list[tuple[str, str]]] = {}
+    for path, raw in sources.items():
+        if path.endswith((".js", ".mjs")):
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as error:
+                raise AssetError(f"{path} is not UTF-8 text: {error}") from None
+            graph[path] = _imports(path, text, known)
+        else:
+            graph[path] = []
+
+    def reach(start: str) -> list[str]:
+        seen = {start}
+        todo = [start]
+        while todo:
+            for _, target in graph[todo.pop()]:
+                if target not in seen:
+                    seen.add(target)
+                    todo.append(target)
+        return sorted(seen)
+
+    digests: dict[str, str] = {}
+    for path in sources:
+        digest = hashlib.sha256()
+        for name in reach(path):
+            digest.update(name.encode() + b"\0" + hashlib.sha256(sources[name]).digest())
+        digests[path] = digest.hexdigest()[:HASH_LENGTH]
+
+    assets: dict[str, Asset] = {}
+    for path, raw in sources.items():
+        body = raw
+        if graph[path]:
+            rewrite = partial(_rewrite, path=path, digests=digests)
+            body = _IMPORT.sub(rewrite, raw.decode("utf-8")).encode("utf-8")
+        packed = None
+        if posixpath.splitext(path)[1].lower() not in _PACKED:
+            candidate = gzip.compress(body, compresslevel=9, mtime=0)
+            if len(candidate) < len(body):
+                packed = candidate
+        assets[path] = Asset(
+            path=path,
+            versioned=versioned_name(path, digests[path]),
+            body=body,
+            gzipped=packed,
+            media_type=_media_type(path),
+            etag=f'"{hashlib.sha256(body).hexdigest()[:16]}"',
+        )
+    return assets
+
+
+def accepts_gzip(header: str) -> bool:
+    """Whether an ``Accept-Encoding`` value allows gzip (``gzip;q=0`` refuses it)."""
+    allowed: dict[str, bool] = {}
+    for part in header.lower().split(","):
+        coding, _, params = part.strip().partition(";")
+        coding = coding.strip()
+        if not coding:
+            continue
+        quality = 1.0
+        for param in params.split(";"):
+            key, _, value = param.strip().partition("=")
+            if key.strip() == "q":
+                try:
+                    quality = float(value)
+                except ValueError:
+                    quality = 0.0
+        allowed[coding] = quality > 0
+    if "gzip" in allowed:
+        return allowed["gzip"]
+    return allowed.get("*", False)
+
+
+def etag_matches(request: Request, etag: str) -> bool:
+    """Whether the request's ``If-None-Match`` names ``etag`` (weak comparison)."""
+    header = request.headers.get("if-none-match")
+    if header is None:
+        return False
+    if header.strip() == "*":
+        return True
+    wanted = etag.removeprefix("W/")
+    return any(tag.strip().removeprefix("W/") == wanted for tag in header.split(","))
+
+
+class Assets:
+    """The static files of one directory, kept current with the files on disk."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self._lock = threading.Lock()
+        self._signature: tuple[tuple[str, int, int], ...] | None = None
+        self._by_path: dict[str, Asset] = {}
+        self._by_versioned: dict[str, Asset] = {}
+        self.table()
+
+    def _scan(self) -> tuple[tuple[str, int, int], ...]:
+        found = []
+        for root, dirs, files in os.walk(self.directory):
+            dirs.sort()
+            for name in sorted(files):
+                full = os.path.join(root, name)
+                info = os.stat(full)
+                relative = Path(full).relative_to(self.directory).as_posix()
+                found.append((relative, info.st_size, info.st_mtime_ns))
+        return tuple(found)
+
+    def table(self) -> dict[str, Asset]:
+        """Every asset by its plain relative path, rebuilt first if a file changed."""
+        signature = self._scan()
+        if signature != self._signature:
+            with self._lock:
+                if signature != self._signature:
+                    sources = {
+                        path: (self.directory / path).read_bytes() for path, _, _ in signature
+                    }
+                    assets = build(sources)
+                    self._by_path = assets
+                    self._by_versioned = {a.versioned: a for a in assets.values()}
+                    self._signature = signature
+        return self._by_path
+
+    def url(self, path: str) -> str:
+        """The versioned URL of static file ``path`` (``"js/play.js"``)."""
+        asset = self.table().get(path)
+        if asset is None:
+            raise KeyError(f"no static file {path!r} in {self.directory}")
+        return asset.url
+
+    def find(self, name: str) -> tuple[Asset, bool] | None:
+        """The asset a request path names, and whether it is the current versioned URL."""
+        by_path = self.table()
+        asset = self._by_versioned.get(name)
+        if asset is not None:
+            return asset, True
+        asset = by_path.get(name)
+        if asset is not None:
+            return asset, False
+        match = _VERSIONED.match(name)
+        if match is not None:
+            asset = by_path.get(match["stem"] + (match["ext"] or ""))
+            if asset is not None:
+                return asset, False  # an older version of a file that still exists
+        return None
+
+    async def endpoint(self, request: Request) -> Response:
+        """``GET /static/{path}``: the file, compressed and cached as the module says."""
+        name = str(request.path_params["path"])
+        found = self.find(name)
+        if found is None:
+            return PlainTextResponse("Not Found", status_code=404)
+        asset, current = found
+        headers = {
+            "Cache-Control": IMMUTABLE if current else REVALIDATE,
+            "ETag": asset.etag,
+        }
+        if asset.gzipped is not None:
+            headers["Vary"] = "Accept-Encoding"
+        if etag_matches(request, asset.etag):
+            return Response(status_code=304, headers=headers)
+        body = asset.body
+        if asset.gzipped is not None and accepts_gzip(request.headers.get("accept-encoding", "")):
+            body = asset.gzipped
+            headers["Content-Encoding"] = "gzip"
+        return Response(body, headers=headers, media_type=asset.media_type)
+
+
+def revalidated_page(request: Request, response: Response) -> Response:
+    """A rendered page with ``Cache-Control: no-cache`` and an ``ETag`` of its body, or a 304
+    (keeping the response's other headers, such as a cookie) when the browser has that body."""
+    etag = f'W/"{hashlib.sha256(response.body).hexdigest()[:16]}"'
+    response.headers["Cache-Control"] = REVALIDATE
+    response.headers["ETag"] = etag
+    if not etag_matches(request, etag):
+        return response
+    not_modified = Response(status_code=304)
+    for key, value in response.raw_headers:
+        if key not in (b"content-length", b"content-type"):
+            not_modified.raw_headers.append((key, value))
+    return not_modified
