@@ -19,13 +19,13 @@ from typing import Any
 import anyio
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
-from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
 from heartsuit.server import examples, pages
+from heartsuit.server.assets import Compression
 from heartsuit.server.bus import Bus, LocalBus
 from heartsuit.server.clock import Clock, wall_ms
 from heartsuit.server.connection import client_parser, serve_socket
@@ -156,8 +156,8 @@ def create_app(
     ]
     middleware = [
         Middleware(SecurityHeaders),
-        # pages and JSON; static files come compressed already (their Content-Encoding is kept)
-        Middleware(GZipMiddleware, minimum_size=GZIP_MINIMUM_BYTES),
+        # gzip for pages and JSON; static files come compressed already
+        Middleware(Compression, minimum_size=GZIP_MINIMUM_BYTES),
     ]
     app = Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
     app.state.settings = settings

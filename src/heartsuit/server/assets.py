@@ -39,8 +39,11 @@ from functools import partial
 from pathlib import Path
 from typing import Final
 
+from starlette.datastructures import Headers
+from starlette.middleware.gzip import GZipResponder, IdentityResponder
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 #: hex digits of the content hash in a versioned file name
 HASH_LENGTH: Final = 10
@@ -312,3 +315,24 @@ def revalidated_page(request: Request, response: Response) -> Response:
         if key not in (b"content-length", b"content-type"):
             not_modified.raw_headers.append((key, value))
     return not_modified
+
+
+class Compression:
+    """ASGI middleware: gzip for the pages and the JSON API (Starlette's gzip responder), only
+    when the request's ``Accept-Encoding`` allows it with a quality above zero; ``/static/``
+    negotiates for itself (its files are compressed once, ahead of time)."""
+
+    def __init__(self, app: ASGIApp, minimum_size: int = 500) -> None:
+        self.app = app
+        self.minimum_size = minimum_size
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or str(scope["path"]).startswith("/static/"):
+            await self.app(scope, receive, send)
+            return
+        responder: ASGIApp
+        if accepts_gzip(Headers(scope=scope).get("accept-encoding", "")):
+            responder = GZipResponder(self.app, self.minimum_size)
+        else:
+            responder = IdentityResponder(self.app, self.minimum_size)  # adds Vary only
+        await responder(scope, receive, send)
