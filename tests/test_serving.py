@@ -314,6 +314,34 @@ def test_a_module_importing_a_missing_file_is_refused_clearly(tmp_path: Path) ->
         Assets(tmp_path)
 
 
+def test_css_urls_and_absolute_static_paths_are_versioned_too(tmp_path: Path) -> None:
+    _write(tmp_path, {
+        "css/site.css": 'a { background: url("../img/x.svg"); }\n'
+                        "b { background: url(/static/img/x.svg); }\n"
+                        "c { background: url(data:image/png;base64,AAAA); }\n"
+                        "d { background: url(../img/missing.svg); }\n",
+        "img/x.svg": "<svg/>",
+        "js/main.js": 'const icon = "/static/img/x.svg";\nconst other = "/static/nothing.png";\n',
+        "app.webmanifest": '{"icons": [{"src": "/static/img/x.svg"}]}',
+    })
+    served = Assets(tmp_path)
+    table = served.table()
+    svg = table["img/x.svg"].versioned
+    css = table["css/site.css"].body.decode()
+    assert f'url("../img/{svg.removeprefix("img/")}")' in css
+    assert f"url(/static/{svg})" in css
+    assert "url(data:image/png;base64,AAAA)" in css  # not a file: left alone
+    assert "url(../img/missing.svg)" in css  # unknown: left alone, not an error
+    assert f'"/static/{svg}"' in table["js/main.js"].body.decode()
+    assert '"/static/nothing.png"' in table["js/main.js"].body.decode()
+    assert f'"/static/{svg}"' in table["app.webmanifest"].body.decode()
+    before = {path: served.url(path) for path in table}
+    (tmp_path / "img/x.svg").write_text("<svg></svg>")
+    _touch_later(tmp_path / "img/x.svg")
+    after = {path: served.url(path) for path in table}
+    assert {p for p in table if before[p] != after[p]} == set(table)  # all four refer to it
+
+
 def test_an_unknown_asset_in_a_template_is_an_error() -> None:
     with pytest.raises(KeyError, match=r"no-such\.js"):
         pages.asset("js/no-such.js")

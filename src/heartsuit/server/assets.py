@@ -55,6 +55,14 @@ REVALIDATE: Final = "no-cache"
 #: relative module specifiers in ``import … from "./x.js"``, ``export … from "./x.js"``,
 #: ``import "./x.js"`` and ``import("./x.js")``
 _IMPORT: Final = re.compile(r"""(\bfrom\s*|\bimport\s*\(?\s*)(["'])(\.{1,2}/[^"'\s]+)\2""")
+#: ``/static/<path>`` after a quote or an opening parenthesis, in any text file
+_ABSOLUTE: Final = re.compile(r"""(?<=["'(])(/static/[^"'()\s?#]+)""")
+#: relative ``url(…)`` in CSS (not data:, not another site, not absolute)
+_CSS_URL: Final = re.compile(r"""url\(\s*(["']?)(?![a-z]+:|/)([^"')\s?#]+)\1\s*\)""")
+#: the URL prefix the files are served under
+STATIC_PREFIX: Final = "/static/"
+#: text files whose ``/static/…`` references are versioned too
+_TEXT: Final = {".json", ".webmanifest", ".svg", ".html", ".txt", ".xml"}
 #: ``name.<hash>.ext`` or ``name.<hash>``
 _VERSIONED: Final = re.compile(
     rf"^(?P<stem>.+)\.(?P<hash>[0-9a-f]{{{HASH_LENGTH}}})(?P<ext>\.[^./]+)?$"
@@ -110,49 +118,92 @@ def _media_type(path: str) -> str:
     return guessed or "application/octet-stream"
 
 
-def _imports(path: str, text: str, known: set[str]) -> list[tuple[str, str]]:
-    """(specifier, target path) of each relative import of module ``path``."""
-    found = []
-    for match in _IMPORT.finditer(text):
-        spec = match.group(3)
-        target = posixpath.normpath(posixpath.join(posixpath.dirname(path), spec))
-        if target not in known:
-            raise AssetError(f"{path} imports {spec!r}, which is not a static file")
-        found.append((spec, target))
+def _target(path: str, spec: str) -> str:
+    """The static file a reference ``spec`` in file ``path`` names (relative or ``/static/…``)."""
+    if spec.startswith(STATIC_PREFIX):
+        return posixpath.normpath(spec.removeprefix(STATIC_PREFIX))
+    return posixpath.normpath(posixpath.join(posixpath.dirname(path), spec))
+
+
+def _patterns(path: str) -> tuple[tuple[re.Pattern[str], int, bool], ...]:
+    """(pattern, group of the reference, must exist) for the kind of file ``path`` is."""
+    ext = posixpath.splitext(path)[1].lower()
+    if ext in (".js", ".mjs"):
+        return ((_IMPORT, 3, True), (_ABSOLUTE, 1, False))
+    if ext == ".css":
+        return ((_CSS_URL, 2, False), (_ABSOLUTE, 1, False))
+    if ext in _TEXT:
+        return ((_ABSOLUTE, 1, False),)
+    return ()
+
+
+def _references(path: str, text: str, known: set[str]) -> list[str]:
+    """The static files that file ``path`` refers to, each once, in order of appearance."""
+    found: list[str] = []
+    for pattern, group, strict in _patterns(path):
+        for match in pattern.finditer(text):
+            spec = match.group(group)
+            target = _target(path, spec)
+            if target not in known:
+                if strict:
+                    raise AssetError(f"{path} imports {spec!r}, which is not a static file")
+                continue  # a URL the file means as it is: left alone
+            if target not in found:
+                found.append(target)
     return found
 
 
-def _rewrite(match: re.Match[str], path: str, digests: dict[str, str]) -> str:
-    """One import of module ``path`` pointed at the versioned name of what it imports."""
-    quote, spec = match.group(2), match.group(3)
-    target = posixpath.normpath(posixpath.join(posixpath.dirname(path), spec))
-    name = posixpath.basename(versioned_name(target, digests[target]))
-    return f"{match.group(1)}{quote}{posixpath.join(posixpath.dirname(spec), name)}{quote}"
+def _rewrite(path: str, text: str, digests: dict[str, str]) -> str:
+    """``text`` of file ``path`` with every reference to a static file made versioned."""
+
+    def swap(match: re.Match[str], group: int) -> str:
+        spec = match.group(group)
+        target = _target(path, spec)
+        if target not in digests:
+            return match.group(0)
+        versioned = versioned_name(target, digests[target])
+        if spec.startswith(STATIC_PREFIX):
+            new = STATIC_PREFIX + versioned
+        else:
+            new = posixpath.join(posixpath.dirname(spec), posixpath.basename(versioned))
+        start, end = match.span(group)
+        offset = match.start(0)
+        whole = match.group(0)
+        return whole[: start - offset] + new + whole[end - offset :]
+
+    for pattern, group, _ in _patterns(path):
+        text = pattern.sub(partial(swap, group=group), text)
+    return text
 
 
 def build(sources: dict[str, bytes]) -> dict[str, Asset]:
     """Versioned, rewritten and compressed assets from ``{relative path: raw bytes}``.
 
-    A file's hash covers its own bytes and those of every module it reaches through imports
-    (import cycles included), so a change anywhere below a module changes its URL.
+    A file's hash covers its own bytes and those of every file it reaches through its
+    references (module imports, CSS ``url()``, ``/static/…`` paths; cycles included), so a
+    change anywhere below a file changes its URL. A module importing a missing file is an
+    :class:`AssetError`; other references to unknown files are left as they are.
     """
     known = set(sources)
-    graph: dict[str, list[tuple[str, str]]] = {}
+    graph: dict[str, list[str]] = {}
+    texts: dict[str, str] = {}
     for path, raw in sources.items():
-        if path.endswith((".js", ".mjs")):
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError as error:
+        graph[path] = []
+        if not _patterns(path):
+            continue
+        try:
+            texts[path] = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            if path.endswith((".js", ".mjs")):
                 raise AssetError(f"{path} is not UTF-8 text: {error}") from None
-            graph[path] = _imports(path, text, known)
-        else:
-            graph[path] = []
+            continue
+        graph[path] = _references(path, texts[path], known)
 
     def reach(start: str) -> list[str]:
         seen = {start}
         todo = [start]
         while todo:
-            for _, target in graph[todo.pop()]:
+            for target in graph[todo.pop()]:
                 if target not in seen:
                     seen.add(target)
                     todo.append(target)
@@ -169,8 +220,7 @@ def build(sources: dict[str, bytes]) -> dict[str, Asset]:
     for path, raw in sources.items():
         body = raw
         if graph[path]:
-            rewrite = partial(_rewrite, path=path, digests=digests)
-            body = _IMPORT.sub(rewrite, raw.decode("utf-8")).encode("utf-8")
+            body = _rewrite(path, texts[path], digests).encode("utf-8")
         packed = None
         if posixpath.splitext(path)[1].lower() not in _PACKED:
             candidate = gzip.compress(body, compresslevel=9, mtime=0)
