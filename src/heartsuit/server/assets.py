@@ -1,12 +1,13 @@
 """The static files: content-hashed URLs, compressed once, cached for a year.
 
 Every file under ``web/static`` is served at ``/static/<name>.<hash>.<ext>`` (``asset(path)``
-gives that URL to the templates), where the hash covers the file *and every module it imports*,
+gives that URL to the templates), where the hash covers the file *and every file it refers to*,
 so a release that changes ``i18n.js`` also changes the URL of ``play.js``, which imports it.
 The ES modules import each other by relative paths (``from "./i18n.js"``); those paths are
 rewritten, once, to the versioned names (``from "./i18n.3f2a1b9c0d.js"``), so the browser
 fetches every module of a page from a versioned URL without an import map (which would be an
-inline script under the Content-Security-Policy) and without a build step.
+inline script under the Content-Security-Policy) and without a build step. A relative CSS
+``url(…)`` and a quoted ``/static/…`` path in any text file are versioned the same way.
 
 How each request is answered:
 
@@ -23,6 +24,9 @@ has an ``ETag``, and ``If-None-Match`` gets a 304.
 The table is built from the files on disk and rebuilt when one of them changes (a cheap check
 of names, sizes and modification times on each use), so editing a script during development
 needs no restart.
+
+Also here: :func:`revalidated_page` (``no-cache`` and an ``ETag`` for the HTML pages, 304 while
+unchanged) and :class:`Compression` (gzip for pages and JSON, when the request allows it).
 """
 
 from __future__ import annotations
