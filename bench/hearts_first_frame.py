@@ -4,8 +4,8 @@ Starts ``heartsuit serve`` on a free port with a temporary SQLite file (the site
 settings, so computers play at the default pace), then
 
 * page weight: the start page ``/hearts`` and the table page ``/hearts/table/<id>``, each its
-  HTML plus every CSS and JS file it loads (JS modules followed through their imports), raw and
-  gzip-compressed (level 6, about what a server or proxy would send), in KB;
+  HTML plus every file it links (JS modules followed through their imports), raw and as the
+  server sends them to a browser that accepts gzip (site_first_frame's ``page_weight``), in KB;
 * first playable frame of a computer table: before each run a table against three computers is
   created over ``/ws`` (as the start page does) and its seat token put in the browser's
   localStorage (``heartsuit.hearts.<table>``, as the start page does before it navigates); then
@@ -20,9 +20,7 @@ Prints medians (and min/max) of several runs. Usage: ``python bench/hearts_first
 
 from __future__ import annotations
 
-import gzip
 import json
-import re
 import shutil
 import statistics
 import sys
@@ -34,7 +32,7 @@ from playwright.sync_api import sync_playwright
 from websockets.sync.client import connect
 
 # the browser, the server and the fetch are site_first_frame.py's, so both measure alike
-from site_first_frame import ARGS, CHROMIUM, fetch, start_server
+from site_first_frame import ARGS, CHROMIUM, page_weight, start_server
 
 #: marks "bench:hand" when the hand first holds cards on a shown board, then "bench:hand-frame"
 #: at the next animation frame (the hand painted)
@@ -63,25 +61,6 @@ WATCH_HAND = """
   }
 })();
 """
-
-
-def page_weight(base: str, path: str) -> tuple[int, int, list[str]]:
-    """(raw bytes, gzip bytes, files) of a page, its CSS and all its JS modules."""
-    html = fetch(base + path)
-    files = {path: html}
-    queue = re.findall(rb'(?:href|src)="(/static/[^"]+\.(?:css|js)[^"]*)"', html)
-    while queue:
-        url = queue.pop().decode()
-        file_path = url.split("?")[0]
-        if file_path in files:
-            continue
-        body = fetch(base + url)
-        files[file_path] = body
-        for name in re.findall(rb'from "\./([\w-]+\.js)"', body):
-            queue.append(f"/static/js/{name.decode()}".encode())
-    raw = sum(len(b) for b in files.values())
-    packed = sum(len(gzip.compress(b, 6)) for b in files.values())
-    return raw, packed, sorted(files)
 
 
 def new_table(base: str) -> tuple[str, str, str]:
@@ -143,8 +122,8 @@ def main() -> None:
             raw, packed, files = page_weight(base, path)
             name = "/hearts/table/<id>" if path != "/hearts" else path
             print(
-                f"page weight of {name} (HTML+CSS+JS, {len(files)} files): "
-                f"{raw / 1024:.1f} KB raw, {packed / 1024:.1f} KB gzip"
+                f"page weight of {name} (and what it loads, {len(files)} files): "
+                f"{raw / 1024:.1f} KB raw, {packed / 1024:.1f} KB as sent"
             )
         with sync_playwright() as pw:
             cold: list[tuple[float, float]] = []

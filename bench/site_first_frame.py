@@ -2,8 +2,9 @@
 
 Starts ``heartsuit serve`` on a free port with a temporary SQLite file, then
 
-* page weight: the Heart to Heart page's HTML plus every CSS and JS file it loads, each
-  gzip-compressed (level 6, about what a server or proxy would send), in KB;
+* page weight: the Heart to Heart page's HTML plus every file it links and every JS module it
+  imports, raw and as the server sends them to a browser that accepts gzip, in KB (bodies only;
+  ``bench/site_transfer.py`` counts what Chromium really receives, cold and warm);
 * first frame: headless Debian Chromium opens ``/heart-to-heart`` as a new player (no stored
   player id, so hello + a new deal) and reads ``performance.mark("heartsuit:first-frame")``, set by
   the page once the first game state from the server is drawn: milliseconds from the start of the
@@ -42,8 +43,10 @@ def free_port() -> int:
         return port
 
 
-def fetch(url: str) -> bytes:
-    with urllib.request.urlopen(url, timeout=10) as response:
+def fetch(url: str, headers: dict[str, str] | None = None) -> bytes:
+    """The body of ``url`` exactly as sent (compressed when the request accepts gzip)."""
+    request = urllib.request.Request(url, headers=headers or {})
+    with urllib.request.urlopen(request, timeout=10) as response:
         body: bytes = response.read()
         return body
 
@@ -65,23 +68,27 @@ def start_server(tmp: Path) -> tuple[subprocess.Popen[bytes], str]:
     raise SystemExit("the server did not start")
 
 
-def page_weight(base: str) -> tuple[int, int, list[str]]:
-    """(raw bytes, gzip bytes, files) of the play page, its CSS and all its JS modules."""
-    html = fetch(f"{base}/heart-to-heart")
-    files = {"/heart-to-heart": html}
-    queue = re.findall(rb'(?:href|src)="(/static/[^"]+\.(?:css|js)[^"]*)"', html)
+def page_weight(base: str, path: str = "/heart-to-heart") -> tuple[int, int, list[str]]:
+    """(raw bytes, bytes as the server sends them to a browser that accepts gzip, files) of a
+    page, its CSS and all its JS modules, followed through their imports."""
+    files: dict[str, tuple[bytes, bytes]] = {}
+    queue = [path]
     while queue:
-        url = queue.pop().decode()
-        path = url.split("?")[0]
-        if path in files:
+        url = queue.pop()
+        if url in files:
             continue
-        body = fetch(base + url)
-        files[path] = body
-        for name in re.findall(rb'from "\./([\w-]+\.js)"', body):
-            queue.append(f"/static/js/{name.decode()}".encode())
-    raw = sum(len(b) for b in files.values())
-    packed = sum(len(gzip.compress(b, 6)) for b in files.values())
-    return raw, packed, sorted(files)
+        sent = fetch(base + url, {"Accept-Encoding": "gzip"})
+        body = gzip.decompress(sent) if sent[:2] == b"\x1f\x8b" else sent
+        files[url] = (body, sent)
+        if url == path:
+            queue += [u.decode() for u in re.findall(rb'(?:href|src)="(/static/[^"]+)"', body)]
+        else:
+            folder = url.rsplit("/", 1)[0]
+            queue += [f"{folder}/{name.decode()}"
+                      for name in re.findall(rb'from "\./([\w.-]+\.js)"', body)]
+    raw = sum(len(body) for body, _ in files.values())
+    sent_total = sum(len(sent) for _, sent in files.values())
+    return raw, sent_total, sorted(files)
 
 
 def first_frame(context: Any, base: str) -> float:
@@ -106,8 +113,8 @@ def main() -> None:
     proc, base = start_server(tmp)
     try:
         raw, packed, files = page_weight(base)
-        print(f"page weight (HTML+CSS+JS of /heart-to-heart, {len(files)} files): "
-              f"{raw / 1024:.1f} KB raw, {packed / 1024:.1f} KB gzip")
+        print(f"page weight (/heart-to-heart and what it loads, {len(files)} files): "
+              f"{raw / 1024:.1f} KB raw, {packed / 1024:.1f} KB as sent")
         with sync_playwright() as pw:
             cold = []
             for i in range(runs):

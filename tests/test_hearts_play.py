@@ -34,7 +34,9 @@ def lowest_card_players(level: str, seed: int) -> Bot:
 
 def run_terminal(rules: Rules, seed: int, text: str) -> tuple[int, str, Terminal]:
     out = io.StringIO()
-    terminal = Terminal(rules, seed, io.StringIO(text), out, bots=lowest_card_players)
+    terminal = Terminal(
+        rules, seed, io.StringIO(text), out, bots=lowest_card_players, lang="en"
+    )
     return terminal.run(), out.getvalue(), terminal
 
 
@@ -96,7 +98,8 @@ def test_command_line_runs_and_refuses_impossible_rules(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setattr("sys.stdin", io.StringIO("\n" * 400))
-    assert main(["hearts", "play", "--preset", "five", "--seed", "7", "--target", "20"]) == 0
+    command = ["hearts", "play", "--preset", "five", "--seed", "7", "--target", "20"]
+    assert main([*command, "--lang", "en"]) == 0
     assert "Match over." in capsys.readouterr().out
     assert main(["hearts", "play", "--preset", "cancellation", "--players", "4"]) == 2
     assert "6 to 10 players" in capsys.readouterr().err
@@ -106,11 +109,11 @@ def test_a_game_code_replays_a_match(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setattr("sys.stdin", io.StringIO("q\n"))
-    assert main(["hearts", "play", "--code", "he1-f-aaaaaah"]) == 0
+    assert main(["hearts", "play", "--code", "he1-f-aaaaaah", "--lang", "en"]) == 0
     out = capsys.readouterr().out
     assert "Game code HE1-F-AAAAAAH" in out and "5 players" in out
     monkeypatch.setattr("sys.stdin", io.StringIO("q\n"))
-    assert main(["hearts", "play", "--preset", "five", "--seed", "7"]) == 0
+    assert main(["hearts", "play", "--preset", "five", "--seed", "7", "--lang", "en"]) == 0
     assert "Game code HE1-F-AAAAAAH" in capsys.readouterr().out
     assert main(["hearts", "play", "--code", "HE1-Z-AAAAAAA"]) == 2
     assert "unknown rule set 'Z'" in capsys.readouterr().err
@@ -125,7 +128,7 @@ def test_cancellation_table_at_the_terminal() -> None:
 def test_default_computers_play_whole_cancellation_and_standard_matches() -> None:
     for rules in (Rules(target=30), Rules.preset("cancellation", players=8, target=40)):
         out = io.StringIO()
-        assert Terminal(rules, 5, io.StringIO("\n" * 2000), out).run() == 0
+        assert Terminal(rules, 5, io.StringIO("\n" * 2000), out, lang="en").run() == 0
         assert "Match over." in out.getvalue()
 
 
@@ -134,14 +137,14 @@ def test_the_same_seed_plays_the_same_match() -> None:
     outs = []
     for _ in range(2):
         out = io.StringIO()
-        Terminal(Rules(target=30), 9, io.StringIO("\n" * 2000), out).run()
+        Terminal(Rules(target=30), 9, io.StringIO("\n" * 2000), out, lang="en").run()
         outs.append(out.getvalue())
     assert outs[0] == outs[1] and "Match over." in outs[0]
 
 
 def test_the_easy_level_plays_too() -> None:
     out = io.StringIO()
-    Terminal(Rules(target=20), 4, io.StringIO("\n" * 2000), out, level="easy").run()
+    Terminal(Rules(target=20), 4, io.StringIO("\n" * 2000), out, level="easy", lang="en").run()
     assert "Match over." in out.getvalue()
 
 

@@ -8,8 +8,7 @@ import re
 
 import pytest
 from starlette.applications import Starlette
-from starlette.routing import Mount
-from starlette.staticfiles import StaticFiles
+from starlette.routing import Route
 from starlette.testclient import TestClient
 
 from heartsuit import i18n
@@ -32,7 +31,7 @@ PAGES = {
 def _client() -> TestClient:
     # only what pages.py owns: the page routes and the static files they link to
     app = Starlette(
-        routes=[*pages.routes, Mount("/static", StaticFiles(directory=pages.STATIC_DIR))]
+        routes=[*pages.routes, Route("/static/{path:path}", pages.ASSETS.endpoint)]
     )
     return TestClient(app)
 

@@ -50,6 +50,7 @@ def run(
     lines: list[str], code: str | None = EXAMPLE, clock: FakeClock | None = None, **options: bool
 ) -> tuple[int, str]:
     out = io.StringIO()
+    options.setdefault("language", "en")  # type: ignore[arg-type]
     status = play(
         code,
         stdin=io.StringIO("".join(line + "\n" for line in lines)),
@@ -79,7 +80,7 @@ def test_the_win_reports_the_time_played() -> None:
 
     # every command comes two seconds after the one before
     source = Slow(commands, clock, 2.0)
-    status = play(WINNABLE, stdin=source, stdout=out, clock=clock)
+    status = play(WINNABLE, language="en", stdin=source, stdout=out, clock=clock)
     assert status == 0
     seconds = 2 * len(commands)
     assert f"You won! Time {clock_text(seconds)}, 96 moves, score 250." in out.getvalue()
@@ -178,7 +179,7 @@ def test_the_time_is_shown_as_minutes_and_seconds() -> None:
     clock = FakeClock()
     out = io.StringIO()
 
-    play(EXAMPLE, stdin=Slow(["s", "q"], clock, 75.0), stdout=out, clock=clock)
+    play(EXAMPLE, language="en", stdin=Slow(["s", "q"], clock, 75.0), stdout=out, clock=clock)
     assert "Time 01:15  Score 0  Moves 1" in out.getvalue()
     assert clock_text(3599.9) == "59:59" and clock_text(3600) == "60:00"
 
@@ -238,7 +239,7 @@ def test_the_command_line_refuses_a_bad_code(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
-    assert main(["solitaire", "play", "HH2-N-AAAAAAM"]) == 2
+    assert main(["solitaire", "play", "HH2-N-AAAAAAM", "--lang", "en"]) == 2
     assert "not valid" in capsys.readouterr().out
 
 
@@ -248,5 +249,5 @@ def test_ctrl_c_quits_quietly() -> None:
             raise KeyboardInterrupt
 
     out = io.StringIO()
-    assert play(EXAMPLE, stdin=Interrupted(), stdout=out, clock=FakeClock()) == 0
+    assert play(EXAMPLE, language="en", stdin=Interrupted(), stdout=out, clock=FakeClock()) == 0
     assert out.getvalue().rstrip().endswith("Goodbye.")

@@ -13,10 +13,11 @@ from collections.abc import Sequence
 
 from heartsuit import __version__
 from heartsuit.cli import hearts_cmd, serve_cmd, solitaire_cmd
+from heartsuit.cli.terminal import ArgumentParser
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="heartsuit", description="Hearts and the Heart to Heart solitaire."
     )
     parser.add_argument("--version", action="version", version=f"heartsuit {__version__}")

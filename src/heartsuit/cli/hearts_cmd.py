@@ -37,7 +37,7 @@ def _register_arena(commands: Any) -> None:
         help="play computer players against each other on duplicate deals",
         description=(
             "Play every deal once per seat rotation of the listed bots (so the luck of the "
-            "cards cancels out) and print each bot's mean points per hand with a 95%% "
+            "cards cancels out) and print each bot's mean points per hand with a 95% "
             "confidence interval (lower is better), its share of matches won (--mode "
             "matches) and its moons. --suite runs a named set of comparisons."
         ),
@@ -54,8 +54,8 @@ def _register_arena(commands: Any) -> None:
     )
     arena.add_argument("--seed", type=int, default=None, help="deal seed (default: 0; suite 1)")
     arena.add_argument(
-        "--preset", default="standard", choices=PRESET_NAMES,
-        help="rules preset (default: standard)",
+        "--preset", default="standard", choices=PRESET_NAMES, metavar="PRESET",
+        help=f"rules preset: {', '.join(PRESET_NAMES)} (default: standard)",
     )
     arena.add_argument(
         "--mode", default="hands", choices=MODES,

@@ -14,9 +14,18 @@ import argparse
 import secrets
 import sys
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import Any, Final, TextIO
 
+from heartsuit import i18n
 from heartsuit.cards import Card, Suit
+from heartsuit.cli.terminal import (
+    LANG_ENV,
+    MIN_WIDTH,
+    LanguageError,
+    pick_lang,
+    terminal_width,
+    wrap,
+)
 from heartsuit.hearts import IllegalMove, Match, Reason, Rules, RulesError, SeatView
 from heartsuit.hearts.actions import MOON_CHOICES, Action, Moon, MoonChoice, Pass, Play
 from heartsuit.hearts.codes import SEED_COUNT, format_code, parse_code
@@ -31,26 +40,129 @@ from heartsuit.hearts.events import (
 )
 from heartsuit.hearts.rules import PRESET_NAMES, MoonOption
 from heartsuit.hearts.table import BotFactory, SeatPlayer, advance, computer_action, make_computer
+from heartsuit.i18n import LANGUAGES, Lang
 
 YOU = 0
 MOON_OPTIONS: tuple[MoonOption, ...] = ("others_plus_26", "self_minus_26", "shooter_chooses")
 LEVEL = "normal"
-HELP = (
-    "Type cards by their number in the list or as text (QS, 10H, 2C); several for a pass, "
-    "separated by spaces. An empty line takes the suggestion in brackets; x marks a card you "
-    "cannot play now. '?' shows this help, 'q' quits."
-)
+
+#: what the terminal game says, in each language (the reasons a card is refused come from the
+#: site's catalog, ``hearts.reason.*``, in Indonesian; English keeps the engine's own words)
+STRINGS: Final[dict[Lang, dict[str, str]]] = {
+    "en": {
+        "intro": "Hearts: {players} players, {cards} cards each, match to {target}. "
+        "You are seat {you}.",
+        "help": "Type cards by their number in the list or as text (QS, 10H, 2C); several for "
+        "a pass, separated by spaces. An empty line takes the suggestion in brackets; x marks "
+        "a card you cannot play now. '?' shows this help, 'q' quits.",
+        "bye": "Goodbye.",
+        "over": "Match over. Final scores: {scores}. Winner: {winners}.",
+        "you": "You",
+        "seat": "Seat {n}",
+        "hand": "=== Hand {n} — {passing}. Scores: {scores}",
+        "pass.hold": "no pass",
+        "pass.left": "pass left",
+        "pass.right": "pass right",
+        "pass.across": "pass across",
+        "plays": "{name} plays {card}.",
+        "exchanged": "You passed {passed} and received {received}.",
+        "hand_over": "Hand over. Points: {points}",
+        "moon": "{name} shot the moon!",
+        "kitty": "The kitty was {cards}.",
+        "cancelled": "Cancelled (identical cards): {cards}.",
+        "held": "Every card cancelled: the trick is held over.",
+        "you_take": "You take the trick ({points} {unit}).",
+        "takes": "{name} takes the trick ({points} {unit}).",
+        "point": "point",
+        "points": "points",
+        "pass_prompt": "Pass {n} cards to {name} [{suggested}]: ",
+        "trick_so_far": "Trick so far: {plays}",
+        "you_lead": "You lead.",
+        "not_broken": "Hearts are not broken.",
+        "play_prompt": "Your card [{card}]: ",
+        "one_card": "play one card",
+        "refused": "Not allowed: {reason}.",
+        "not_held": "Not allowed: you do not hold {cards}.",
+        "nothing": "nothing",
+        "not_number": "{token} is not a card number (1..{count})",
+        "seed": "Match seed {seed} (replay it with --seed {seed}).",
+        "code": "Game code {code} (replay it with --code {code}).",
+        "moon_rule": "Whoever shoots the moon chooses how it scores.",
+        "moon_choose": "You shot the moon! Choose how it scores:",
+        "moon_totals": "totals {totals}",
+        "moon_prompt": "Your choice, 1 or 2 [{n}]: ",
+        "moon_retry": "Type 1 or 2 (or press Enter for the suggestion).",
+        "moon.others": "everyone else +{total}",
+        "moon.self": "the shooter −{total}",
+        "moon_chosen_you": "You shot the moon and choose: {choice}.",
+        "moon_chosen": "{name} shot the moon and chooses: {choice}.",
+    },
+    "id": {
+        "intro": "Hearts: {players} pemain, masing-masing {cards} kartu, sampai {target} poin. "
+        "Kamu duduk di kursi {you}.",
+        "help": "Ketik kartu dengan nomornya di daftar atau sebagai teks (QS, 10H, 2C); untuk "
+        "mengoper, beberapa kartu dipisah spasi. Baris kosong memilih saran dalam kurung siku; "
+        "x menandai kartu yang belum boleh dimainkan. '?' menampilkan bantuan ini, 'q' keluar.",
+        "bye": "Sampai jumpa.",
+        "over": "Permainan selesai. Skor akhir: {scores}. Pemenang: {winners}.",
+        "you": "Kamu",
+        "seat": "Kursi {n}",
+        "hand": "=== Babak {n} — {passing}. Skor: {scores}",
+        "pass.hold": "tanpa oper",
+        "pass.left": "oper ke kiri",
+        "pass.right": "oper ke kanan",
+        "pass.across": "oper ke depan",
+        "plays": "{name} memainkan {card}.",
+        "exchanged": "Kamu mengoper {passed} dan menerima {received}.",
+        "hand_over": "Babak selesai. Poin: {points}",
+        "moon": "{name} menembak bulan!",
+        "kitty": "Sisa kartunya: {cards}.",
+        "cancelled": "Batal (kartu kembar): {cards}.",
+        "held": "Semua kartu batal: trik ini ditahan untuk pemenang trik berikutnya.",
+        "you_take": "Kamu mengambil trik ({points} {unit}).",
+        "takes": "{name} mengambil trik ({points} {unit}).",
+        "point": "poin",
+        "points": "poin",
+        "pass_prompt": "Oper {n} kartu kepada {name} [{suggested}]: ",
+        "trick_so_far": "Trik sejauh ini: {plays}",
+        "you_lead": "Kamu membuka trik.",
+        "not_broken": "Hati belum pecah.",
+        "play_prompt": "Kartumu [{card}]: ",
+        "one_card": "mainkan satu kartu saja",
+        "refused": "Tidak boleh: {reason}",
+        "not_held": "Tidak boleh: kamu tidak memegang {cards}.",
+        "nothing": "tidak ada",
+        "not_number": "{token} bukan nomor kartu (1..{count})",
+        "not_card": "{token!r} bukan kartu: tulis nilai lalu jenisnya, seperti QS, 10H atau 2C",
+        "seed": "Seed permainan {seed} (mainkan lagi dengan --seed {seed}).",
+        "code": "Kode permainan {code} (mainkan lagi dengan --code {code}).",
+        "moon_rule": "Siapa yang menembak bulan memilih cara skornya dihitung.",
+        "moon_choose": "Kamu menembak bulan! Pilih cara skornya dihitung:",
+        "moon_totals": "total {totals}",
+        "moon_prompt": "Pilihanmu, 1 atau 2 [{n}]: ",
+        "moon_retry": "Ketik 1 atau 2 (atau tekan Enter untuk sarannya).",
+        "moon.others": "semua pemain lain +{total}",
+        "moon.self": "penembak −{total}",
+        "moon_chosen_you": "Kamu menembak bulan dan memilih: {choice}.",
+        "moon_chosen": "{name} menembak bulan dan memilih: {choice}.",
+    },
+}
+QUIT_WORDS: Final = ("q", "quit", "exit", "keluar")
+HELP_WORDS: Final = ("?", "help", "h", "bantuan")
+#: kept for callers of the old constant: the English help
+HELP: Final = STRINGS["en"]["help"]
 
 
 class Quit(Exception):
-    """The person typed 'q' or the input ended."""
+    """The person typed 'q', the input ended or Ctrl+C was pressed."""
 
 
 class Terminal:
     """One match at the terminal; :meth:`run` returns the exit code.
 
     ``bots`` builds the computer players (and your suggestions) from a level name and a seed;
-    a test can give its own.
+    a test can give its own. ``lang`` is the language of everything said; ``width`` the
+    columns lines are wrapped to (default: the terminal's).
     """
 
     def __init__(
@@ -62,6 +174,8 @@ class Terminal:
         *,
         level: str = LEVEL,
         bots: BotFactory = make_computer,
+        lang: Lang = "id",
+        width: int | None = None,
     ) -> None:
         self.match = Match.new(rules, seed)
         self.stdin, self.stdout = stdin, stdout
@@ -71,34 +185,40 @@ class Terminal:
         ]
         self.level, self.bots = level, bots
         self.key = f"terminal/{seed}"  # the computers' choices replay with the match seed
+        self.lang: Lang = lang
+        self.strings = STRINGS[lang]
+        self.width = terminal_width() if width is None else max(MIN_WIDTH, width)
+
+    def text(self, key: str, **values: object) -> str:
+        return self.strings[key].format(**values)
 
     def say(self, text: str = "") -> None:
-        print(text, file=self.stdout)
+        print(wrap(text, self.width), file=self.stdout)
 
     def ask(self, prompt: str) -> str:
-        self.stdout.write(prompt)
+        self.stdout.write(wrap(prompt.rstrip(), self.width) + " ")
         self.stdout.flush()
         line = self.stdin.readline()
-        if not line or line.strip().lower() in ("q", "quit", "exit"):
+        if not line or line.strip().lower() in QUIT_WORDS:
             raise Quit
-        if line.strip() in ("?", "help"):
-            self.say(HELP)
+        if line.strip().lower() in HELP_WORDS:
+            self.say(self.text("help"))
             return self.ask(prompt)
         return line.strip()
 
     def name(self, seat: int) -> str:
-        return "You" if seat == YOU else f"Seat {seat}"
+        return self.text("you") if seat == YOU else self.text("seat", n=seat)
 
     # --- the match -----------------------------------------------------------------------
 
     def run(self) -> int:
+        """Play until the match ends, 'q', the end of the input or Ctrl+C; 0 either way."""
         rules = self.match.rules
-        moon = " Whoever shoots the moon chooses how it scores." if (
-            rules.moon == "shooter_chooses") else ""
-        self.say(f"Hearts: {rules.players} players, {rules.hand_size()} cards each, "
-                 f"match to {rules.target}.{moon} You are seat {YOU}. {HELP}")
-        self.announce_hand()
         try:
+            moon = " " + self.text("moon_rule") if rules.moon == "shooter_chooses" else ""
+            self.say(self.text("intro", players=rules.players, cards=rules.hand_size(),
+                               target=rules.target, you=YOU) + moon + " " + self.text("help"))
+            self.announce_hand()
             while True:
                 for _, events in advance(self.match, self.players, self.key, bots=self.bots):
                     self.report(events)
@@ -110,11 +230,12 @@ class Terminal:
                     self.your_moon()
                 else:
                     self.your_play()
-        except Quit:
-            self.say("\nGoodbye.")
+        except (Quit, KeyboardInterrupt):  # Ctrl+C is a way to quit, not a crash
+            self.say()
+            self.say(self.text("bye"))
             return 0
         winners = ", ".join(self.name(s) for s in self.match.winners)
-        self.say(f"Match over. Final scores: {self.scores_text()}. Winner: {winners}.")
+        self.say(self.text("over", scores=self.scores_text(), winners=winners))
         return 0
 
     def scores_text(self) -> str:
@@ -122,45 +243,51 @@ class Terminal:
 
     def announce_hand(self) -> None:
         view = self.match.view(YOU)
-        passing = "no pass" if view.pass_direction == "hold" else f"pass {view.pass_direction}"
-        self.say(f"\n=== Hand {view.hand_number + 1} — {passing}. Scores: {self.scores_text()}")
+        passing = self.text(f"pass.{view.pass_direction}")
+        self.say()
+        self.say(self.text("hand", n=view.hand_number + 1, passing=passing,
+                           scores=self.scores_text()))
 
     def report(self, events: Sequence[Event]) -> None:
         """Print what happened, from the engine's events (and the finished hand's view)."""
         for event in events:
             if isinstance(event, Played) and event.seat != YOU:
-                self.say(f"{self.name(event.seat)} plays {event.card}.")
+                self.say(self.text("plays", name=self.name(event.seat), card=event.card))
             elif isinstance(event, PassesExchanged):
                 view = self.match.view(YOU)
-                self.say(f"You passed {cards_text(view.passed)} and received "
-                         f"{cards_text(view.received)}.")
+                self.say(self.text("exchanged", passed=self.cards_text(view.passed),
+                                   received=self.cards_text(view.received)))
             elif isinstance(event, TrickDone):
                 self.report_trick(event)
             elif isinstance(event, MoonChosen):
-                verb = "choose" if event.seat == YOU else "chooses"
-                self.say(f"{self.name(event.seat)} shot the moon and {verb}: "
-                         f"{moon_text(event.choice, self.match.rules.total_points())}.")
+                key = "moon_chosen_you" if event.seat == YOU else "moon_chosen"
+                total = self.match.rules.total_points()
+                self.say(self.text(key, name=self.name(event.seat),
+                                   choice=self.moon_text(event.choice, total)))
             elif isinstance(event, HandDone):
-                self.say("Hand over. Points: "
-                         + ", ".join(f"{self.name(s)} {p}" for s, p in enumerate(event.points)))
+                points = ", ".join(f"{self.name(s)} {p}" for s, p in enumerate(event.points))
+                self.say(self.text("hand_over", points=points))
                 if event.shooter is not None:
-                    self.say(f"{self.name(event.shooter)} shot the moon!")
+                    self.say(self.text("moon", name=self.name(event.shooter)))
                 kitty = self.match.hands[event.hand_number].view(YOU).kitty
                 if kitty:
-                    self.say(f"The kitty was {cards_text(kitty)}.")
+                    self.say(self.text("kitty", cards=self.cards_text(kitty)))
             elif isinstance(event, HandDealt):
                 self.announce_hand()
 
     def report_trick(self, trick: TrickDone) -> None:
         if trick.cancelled:
             cancelled = [trick.plays[i][1] for i in trick.cancelled]
-            self.say(f"Cancelled (identical cards): {cards_text(cancelled)}.")
+            self.say(self.text("cancelled", cards=self.cards_text(cancelled)))
         if trick.winner is None:
-            self.say("Every card cancelled: the trick is held over.")
+            self.say(self.text("held"))
         else:
-            verb = "take" if trick.winner == YOU else "takes"
-            unit = "point" if abs(trick.points) == 1 else "points"
-            self.say(f"{self.name(trick.winner)} {verb} the trick ({trick.points} {unit}).")
+            unit = self.text("point" if abs(trick.points) == 1 else "points")
+            if trick.winner == YOU:
+                self.say(self.text("you_take", points=trick.points, unit=unit))
+            else:
+                self.say(self.text("takes", name=self.name(trick.winner), points=trick.points,
+                                   unit=unit))
 
     def act(self, action: Action) -> None:
         self.report(self.match.apply(action))
@@ -176,10 +303,11 @@ class Terminal:
         assert isinstance(suggested, Pass)
         chosen: list[Card] = []
         while True:
-            text = self.ask(f"Pass {view.rules.pass_count} cards to {self.name(target)} "
-                            f"[{cards_text(suggested.cards)}]: ")
+            text = self.ask(self.text("pass_prompt", n=view.rules.pass_count,
+                                      name=self.name(target),
+                                      suggested=self.cards_text(suggested.cards)))
             try:
-                chosen = parse_cards(text, view.hand) if text else list(suggested.cards)
+                chosen = parse_cards(text, view.hand, self.lang) if text else list(suggested.cards)
                 self.act(Pass(YOU, tuple(chosen)))
                 return
             except IllegalMove as refused:
@@ -190,20 +318,21 @@ class Terminal:
     def your_play(self) -> None:
         view = self.match.view(YOU)
         if view.trick and view.trick.plays:
-            self.say("Trick so far: " + ", ".join(
-                f"{self.name(s)} {c}" for s, c in view.trick.plays))
+            plays = ", ".join(f"{self.name(s)} {c}" for s, c in view.trick.plays)
+            self.say(self.text("trick_so_far", plays=plays))
         else:
-            self.say("You lead." + ("" if view.hearts_broken else " Hearts are not broken."))
+            broken = "" if view.hearts_broken else " " + self.text("not_broken")
+            self.say(self.text("you_lead") + broken)
         self.show_hand(view)
         suggested = self.suggestion()
         assert isinstance(suggested, Play)
         chosen: list[Card] = []
         while True:
-            text = self.ask(f"Your card [{suggested.card}]: ")
+            text = self.ask(self.text("play_prompt", card=suggested.card))
             try:
-                chosen = parse_cards(text, view.hand) if text else [suggested.card]
+                chosen = parse_cards(text, view.hand, self.lang) if text else [suggested.card]
                 if len(chosen) != 1:
-                    raise ValueError("play one card")
+                    raise ValueError(self.text("one_card"))
                 self.act(Play(YOU, chosen[0]))
                 return
             except IllegalMove as refused:
@@ -216,29 +345,39 @@ class Terminal:
         hand = self.match.hand
         options = hand.moon_options()
         total = self.match.rules.total_points()
-        self.say("You shot the moon! Choose how it scores:")
+        self.say(self.text("moon_choose"))
         for number, choice in enumerate(MOON_CHOICES, 1):
             totals = [before + gained for before, gained in zip(
                 self.match.scores, options[choice], strict=True)]
-            self.say(f"  {number}: {moon_text(choice, total)} — totals "
-                     + ", ".join(f"{self.name(s)} {t}" for s, t in enumerate(totals)))
+            self.say(f"  {number}: {self.moon_text(choice, total)} — " + self.text(
+                "moon_totals", totals=", ".join(
+                    f"{self.name(s)} {t}" for s, t in enumerate(totals))))
         suggested = self.suggestion()
         assert isinstance(suggested, Moon)
         default = MOON_CHOICES.index(suggested.choice) + 1
         while True:
-            text = self.ask(f"Your choice, 1 or 2 [{default}]: ")
+            text = self.ask(self.text("moon_prompt", n=default))
             if text in ("", "1", "2"):
                 self.act(Moon(YOU, MOON_CHOICES[int(text or default) - 1]))
                 return
-            self.say("Type 1 or 2 (or press Enter for the suggestion).")
+            self.say(self.text("moon_retry"))
 
-    @staticmethod
-    def refusal(refused: IllegalMove, chosen: Sequence[Card], view: SeatView) -> str:
+    def moon_text(self, choice: MoonChoice, total: int) -> str:
+        key = "moon.others" if choice == "others_plus_26" else "moon.self"
+        return self.text(key, total=total)
+
+    def refusal(self, refused: IllegalMove, chosen: Sequence[Card], view: SeatView) -> str:
         """The engine's reason, addressed to you (its own words name the seat)."""
         if refused.reason is Reason.NOT_IN_HAND:
             missing = [card for card in chosen if card not in view.hand]
-            return f"Not allowed: you do not hold {cards_text(missing)}."
-        return f"Not allowed: {refused}."
+            return self.text("not_held", cards=self.cards_text(missing))
+        if self.lang == "en":
+            return self.text("refused", reason=refused)
+        reason = i18n.translate(self.lang, f"hearts.reason.{refused.reason}")
+        return self.text("refused", reason=reason)
+
+    def cards_text(self, cards: Sequence[Card]) -> str:
+        return cards_text(cards) or self.text("nothing")
 
     def show_hand(self, view: SeatView) -> None:
         number = 0
@@ -253,36 +392,44 @@ class Terminal:
                 self.say(f"  {suit.symbol}  " + "  ".join(row))
 
 
-def moon_text(choice: MoonChoice, total: int) -> str:
-    if choice == "others_plus_26":
-        return f"everyone else +{total}"
-    return f"the shooter −{total}"
-
-
 def cards_text(cards: Sequence[Card]) -> str:
-    return " ".join(str(c) for c in cards) or "nothing"
+    """The cards, separated by spaces ("" for none)."""
+    return " ".join(str(c) for c in cards)
 
 
-def parse_cards(text: str, hand: Sequence[Card]) -> list[Card]:
+def parse_cards(text: str, hand: Sequence[Card], lang: Lang = "en") -> list[Card]:
     """Numbers (1-based, in the shown order) or card texts; ValueError says what is wrong."""
+    strings = STRINGS[lang]
     out = []
     for token in text.replace(",", " ").split():
         if token.isdigit():
             index = int(token)
             if not 1 <= index <= len(hand):
-                raise ValueError(f"{token} is not a card number (1..{len(hand)})")
+                raise ValueError(strings["not_number"].format(token=token, count=len(hand)))
             out.append(hand[index - 1])
         else:
-            out.append(Card.parse(token))
+            try:
+                out.append(Card.parse(token))
+            except ValueError:
+                if "not_card" not in strings:
+                    raise  # the cards module's own English words
+                raise ValueError(strings["not_card"].format(token=token)) from None
     return out
 
 
 def register(commands: Any) -> None:
     """Add `play` to the `hearts` command group."""
     parser: argparse.ArgumentParser = commands.add_parser(
-        "play", help="play a match of Hearts against computer players"
+        "play",
+        help="play a match of Hearts against computer players",
+        description="Play a match of Hearts in the terminal against computer players. "
+        "Type cards by number or as text (QS, 10H, 2C); an empty line takes the suggestion; "
+        "'?' shows the help, 'q' or Ctrl+C quits.",
     )
-    parser.add_argument("--preset", choices=PRESET_NAMES, default="standard")
+    parser.add_argument(
+        "--preset", choices=PRESET_NAMES, default="standard", metavar="PRESET",
+        help=f"the rules: {', '.join(PRESET_NAMES)} (default: standard)",
+    )
     parser.add_argument("--players", type=int, help="number of players (Cancellation: 6-10)")
     parser.add_argument("--seed", type=int, default=None, help="match seed (default: random)")
     parser.add_argument("--target", type=int, default=None, help="points that end the match")
@@ -295,10 +442,19 @@ def register(commands: Any) -> None:
         default=None,
         help="how a moon scores (shooter_chooses: the shooter is asked)",
     )
+    parser.add_argument(
+        "--lang", choices=LANGUAGES, default=None,
+        help=f"language: id or en (default: ${LANG_ENV}, else id)",
+    )
     parser.set_defaults(handler=run_command)
 
 
 def run_command(args: argparse.Namespace) -> int:
+    try:
+        lang = pick_lang(args.lang)
+    except LanguageError as exc:
+        print(f"heartsuit hearts play: {exc}", file=sys.stderr)
+        return 2
     options: dict[str, Any] = {}
     if args.players is not None:
         options["players"] = args.players
@@ -330,9 +486,10 @@ def run_command(args: argparse.Namespace) -> int:
     if seed < 0:
         print("heartsuit hearts play: the seed is a non-negative number", file=sys.stderr)
         return 2
-    print(f"Match seed {seed} (replay it with --seed {seed}).")
+    terminal = Terminal(rules, seed, sys.stdin, sys.stdout, lang=lang)
+    terminal.say(terminal.text("seed", seed=seed))
     if seed < SEED_COUNT:
         preset = parsed.preset if args.code is not None else args.preset
         code = format_code(preset, seed, players=rules.players)
-        print(f"Game code {code} (replay it with --code {code}).")
-    return Terminal(rules, seed, sys.stdin, sys.stdout).run()
+        terminal.say(terminal.text("code", code=code))
+    return terminal.run()

@@ -19,6 +19,14 @@ from collections.abc import Callable
 from typing import Any, Final, Literal, Protocol, TextIO
 
 from heartsuit.cards import Card, rank_name
+from heartsuit.cli.terminal import (
+    LANG_ENV,
+    MIN_WIDTH,
+    LanguageError,
+    pick_lang,
+    terminal_width,
+    wrap,
+)
 from heartsuit.solitaire import Game, GameError, Outcome, Reason, TapKind, TapResult
 from heartsuit.solitaire.codes import DealCodeError, normalize_code, random_code
 from heartsuit.solitaire.layout import ROW, ROW_SIZES, X2
@@ -144,7 +152,10 @@ def register(commands: Any) -> None:
         description="Play Heart to Heart in the terminal: type a place number, s, w, u, n, h, q.",
     )
     parser.add_argument("code", nargs="?", help="deal code like HH1-N-AAAAAAM (default: random)")
-    parser.add_argument("--lang", choices=("en", "id"), default="en", help="language (en, id)")
+    parser.add_argument(
+        "--lang", choices=("id", "en"), default=None,
+        help=f"language: id or en (default: ${LANG_ENV}, else id)",
+    )
     parser.add_argument(
         "--move-errors", action="store_true", help='say "Must be the same rank" on a mismatch'
     )
@@ -155,9 +166,14 @@ def register(commands: Any) -> None:
 
 
 def _handle(args: argparse.Namespace) -> int:
+    try:
+        language = pick_lang(args.lang)
+    except LanguageError as exc:
+        print(f"heartsuit solitaire play: {exc}", file=sys.stderr)
+        return 2
     return play(
         args.code,
-        language=args.lang,
+        language=language,
         move_errors=args.move_errors,
         placement_help=not args.no_help,
     )
@@ -166,20 +182,23 @@ def _handle(args: argparse.Namespace) -> int:
 def play(
     code: str | None = None,
     *,
-    language: Language = "en",
+    language: Language = "id",
     move_errors: bool = False,
     placement_help: bool = True,
     stdin: LineSource | None = None,
     stdout: TextIO | None = None,
     clock: Callable[[], float] = time.monotonic,
+    width: int | None = None,
 ) -> int:
-    """Run the game until ``q`` or the end of the input; 0 on a normal end, 2 on a bad code."""
+    """Run the game until ``q``, the end of the input or Ctrl+C; 0 on a normal end, 2 on a bad
+    code. Lines longer than ``width`` (default: the terminal's) break between words."""
     session = Session(
         language=language,
         move_errors=move_errors,
         placement_help=placement_help,
         out=sys.stdout if stdout is None else stdout,
         clock=clock,
+        width=terminal_width() if width is None else max(MIN_WIDTH, width),
     )
     source: LineSource = sys.stdin if stdin is None else stdin
     if not session.start(code):
@@ -211,8 +230,10 @@ class Session:
         placement_help: bool,
         out: TextIO,
         clock: Callable[[], float],
+        width: int = 80,
     ) -> None:
         self.text = STRINGS[language]
+        self.width = width
         self.language: Language = language
         self.move_errors = move_errors
         self.placement_help = placement_help
@@ -221,7 +242,7 @@ class Session:
         self.game: Game | None = None
 
     def write(self, line: str, end: str = "\n") -> None:
-        self.out.write(line + end)
+        self.out.write(wrap(line, self.width) + end)
 
     def start(self, code: str | None) -> bool:
         """Deal ``code`` (or a random deal) and draw it; False after a bad code."""

@@ -21,11 +21,11 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
-from starlette.routing import BaseRoute, Mount, Route, WebSocketRoute
-from starlette.staticfiles import StaticFiles
+from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
 from heartsuit.server import examples, pages
+from heartsuit.server.assets import Compression
 from heartsuit.server.bus import Bus, LocalBus
 from heartsuit.server.clock import Clock, wall_ms
 from heartsuit.server.connection import client_parser, serve_socket
@@ -48,6 +48,8 @@ from heartsuit.server.solitaire_store import SolitaireStore, SqlSolitaireStore
 
 #: the request header that carries the player's id to ``/api/stats``
 PLAYER_HEADER = "x-heartsuit-player"
+#: answers smaller than this go uncompressed (gzip's own framing would eat the gain)
+GZIP_MINIMUM_BYTES = 500
 
 
 class _JSON(JSONResponse):
@@ -145,7 +147,8 @@ def create_app(
                 status_code=400,
             )
         reply = await solitaire.stats(player, page.offset, page.limit)
-        return _JSON(reply.model_dump(mode="json"))
+        # one player's own figures: no cache keeps them
+        return _JSON(reply.model_dump(mode="json"), headers={"Cache-Control": "no-store"})
 
     async def api_examples(request: Request) -> Response:
         async with example_lock:
@@ -166,13 +169,19 @@ def create_app(
 
     routes: list[BaseRoute] = [
         *pages.routes,
-        Mount("/static", StaticFiles(directory=pages.STATIC_DIR, check_dir=False), name="static"),
+        # content-hashed, precompressed, cached for a year (server/assets.py)
+        Route("/static/{path:path}", pages.ASSETS.endpoint, name="static"),
         Route("/healthz", healthz),
         Route("/api/stats", api_stats),
         Route("/api/examples", api_examples),
         WebSocketRoute("/ws", ws),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(SecurityHeaders)])
+    middleware = [
+        Middleware(SecurityHeaders),
+        # gzip for pages and JSON; static files come compressed already
+        Middleware(Compression, minimum_size=GZIP_MINIMUM_BYTES),
+    ]
+    app = Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
     app.state.settings = settings
     app.state.database = db
     app.state.players = players

@@ -12,7 +12,6 @@ copy of it.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from starlette.templating import Jinja2Templates
 from heartsuit import i18n
 from heartsuit.hearts.bots import LEVELS
 from heartsuit.i18n import Lang
+from heartsuit.server.assets import Assets, revalidated_page
 from heartsuit.solitaire.layout import COVERS, POSITIONS, ROW, TIP, X2
 
 WEB_DIR: Final = Path(__file__).resolve().parent.parent / "web"
@@ -80,22 +80,13 @@ class Slot:
 SLOTS: Final = tuple(Slot(p, X2[p - 1], ROW[p - 1], p == TIP) for p in POSITIONS)
 
 
-def _asset_version() -> str:
-    """A short hash of the static files, so a new release is never served from a stale cache."""
-    digest = hashlib.sha256()
-    for path in sorted(STATIC_DIR.rglob("*")):
-        if path.is_file():
-            digest.update(path.relative_to(STATIC_DIR).as_posix().encode())
-            digest.update(path.read_bytes())
-    return digest.hexdigest()[:10]
-
-
-_ASSET_VERSION: Final = _asset_version()
+#: the static files with their versioned URLs (served by app.py at /static)
+ASSETS: Final = Assets(STATIC_DIR)
 
 
 def asset(path: str) -> str:
-    """The URL of a static file, with a version query for cache busting."""
-    return f"/static/{path}?v={_ASSET_VERSION}"
+    """The versioned URL of a static file (``asset("js/play.js")``); see :mod:`.assets`."""
+    return ASSETS.url(path)
 
 
 def script_messages(lang: Lang, page: str) -> dict[str, str]:
@@ -166,7 +157,8 @@ def _render(
     # the language may come from a cookie, so shared caches must keep languages apart
     response.headers["Vary"] = "Cookie"
     response.headers["Content-Language"] = lang
-    return response
+    # always asked again (a release changes the asset URLs in it), a 304 while unchanged
+    return revalidated_page(request, response)
 
 
 async def home(request: Request) -> Response:
