@@ -150,7 +150,13 @@ def create_app(
         Route("/api/examples", api_examples),
         WebSocketRoute("/ws", ws),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan, middleware=[Middleware(SecurityHeaders)])
+    app = Starlette(
+        routes=routes,
+        lifespan=lifespan,
+        middleware=[Middleware(SecurityHeaders)],
+        # an unknown address gets the site's own page, in the reader's language
+        exception_handlers={404: pages.not_found},
+    )
     app.state.settings = settings
     app.state.database = db
     app.state.players = players
