@@ -238,15 +238,30 @@ def test_reload_and_server_restart_continue_the_same_game(
     assert code in page.inner_text("[data-continue-hint]")
 
 
-def test_share_copies_the_code(page: Any, server: ServerProcess, browser_context: Any) -> None:
+def test_share_copies_a_link_to_the_deal(
+    page: Any, server: ServerProcess, browser_context: Any
+) -> None:
     browser_context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.url)
     try:
         open_game(page, server.url, f"?code={CODE}&lang=id")
         page.click('[data-action="share"]')
         toast = page.locator("[data-toast]")
         toast.wait_for(state="visible")
-        assert toast.inner_text() == f"Kode {CODE} sudah disalin."
-        assert page.evaluate("navigator.clipboard.readText()") == CODE
+        assert toast.inner_text() == f"Tautan susunan {CODE} sudah disalin."
+        link = page.evaluate("navigator.clipboard.readText()")
+        assert link == f"{server.url}/heart-to-heart?code={CODE}"
+        # the link opens that deal for whoever gets it
+        open_game(page, server.url, link.removeprefix(server.url).removeprefix("/heart-to-heart"))
+        assert info(page, "code") == CODE
+        # on a narrow phone the code in the message stays on one line
+        page.set_viewport_size({"width": 320, "height": 640})
+        page.click('[data-action="share"]')
+        toast.wait_for(state="visible")
+        code = toast.locator(".nowrap")
+        assert code.inner_text() == CODE
+        assert code.evaluate("e => e.getClientRects().length") == 1
+        box = toast.bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 320
     finally:
         browser_context.clear_permissions()
 

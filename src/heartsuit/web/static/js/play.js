@@ -3,7 +3,7 @@
 
 import { Board } from "./board.js";
 import { closeDialog, openDialog, toast, wireCloseButtons } from "./dialogs.js";
-import { formatTime, lang, t } from "./i18n.js";
+import { cardName, formatTime, lang, t } from "./i18n.js";
 import { Connection } from "./ws.js";
 
 const root = document.querySelector("[data-game]");
@@ -18,6 +18,7 @@ const dialogs = {
 };
 const undoButtons = document.querySelectorAll('[data-action="undo"]');
 const undoLeft = root.querySelector("[data-undo-left]");
+const announcer = root.querySelector("[data-announce]");
 
 let game = null;
 let receivedAt = 0;
@@ -92,14 +93,15 @@ function askNewGame() {
   }
 }
 
-async function newGame(code) {
+/** A new game: by code, or a random deal (a winnable one when asked or when the setting says). */
+async function newGame(code, { winnable = false } = {}) {
   closeDialog(dialogs.confirm_new);
   closeDialog(dialogs.dead_end);
   closeDialog(dialogs.won);
   const reply = await conn.request({
     type: "solitaire.new",
     code: code || null,
-    winnable_only: settings.winnable_only,
+    winnable_only: winnable || settings.winnable_only,
   });
   show(reply);
 }
@@ -112,6 +114,47 @@ function tap(target) {
 function undo() {
   if (!game) return;
   conn.request({ type: "solitaire.undo", game: game.id }).then(show, report);
+}
+
+/** Say what a move did, politely (a screen reader reads it after what it is saying). */
+function announce(text) {
+  // the same words twice in a row (two flips of equal cards) must still be read
+  announcer.textContent = announcer.textContent === text ? `${text}\u00a0` : text;
+}
+
+/** The words for what just happened, from the event and the two views around it. */
+function describeEvent(previous, now, event) {
+  const same = previous && previous.id === now.id;
+  if (!same) return t("game.announce.new", { code: now.code });
+  const chosen = (view) => {
+    if (view.waste_top && view.waste_top.selected) return view.waste_top;
+    return view.heart.find((card) => card && card.selected) || null;
+  };
+  switch (event.kind) {
+    case "selected":
+    case "reselected": {
+      const card = chosen(now);
+      return card ? t("game.announce.selected", { card: cardName(card.rank) }) : "";
+    }
+    case "deselected":
+      return t("game.announce.deselected");
+    case "paired": {
+      const card = chosen(previous);
+      const rank = card ? cardName(card.rank) : "";
+      return t("game.announce.paired", { card: rank, score: now.score });
+    }
+    case "flipped":
+      return t("game.announce.flipped", {
+        card: now.waste_top ? cardName(now.waste_top.rank) : "",
+        n: now.stock_count,
+      });
+    case "redealt":
+      return t("game.announce.redealt");
+    case "undone":
+      return t("game.announce.undone");
+    default:
+      return "";
+  }
 }
 
 function report(error) {
@@ -134,17 +177,26 @@ function show(reply) {
   info("code").textContent = game.code;
   tick();
   // a won game is final; a dead end can be undone
-  for (const button of undoButtons) button.disabled = game.undo_left === 0 || game.outcome === "won";
-  undoLeft.textContent = String(game.undo_left);
-  undoLeft.parentElement.setAttribute("aria-label", t("game.undo_label", { n: game.undo_left }));
+  const canUndo = game.undo_left > 0 && game.outcome !== "won";
+  for (const button of undoButtons) button.disabled = !canUndo;
+  // the count shows only while there is something to undo (no "0" on a disabled button)
+  undoLeft.hidden = !canUndo;
+  undoLeft.querySelector("[data-undo-n]").textContent = String(game.undo_left);
+  undoLeft.querySelector("[data-undo-spoken]").textContent = `, ${t("game.undo_left", { n: game.undo_left })}`;
 
   const event = reply.event || {};
   if (event.message) toast(event.message);
   else if (event.kind === "nothing_to_undo") toast(t("game.nothing_to_undo"));
+  if (reply.event) announce(event.message || describeEvent(previous, game, event));
 
   const changed = !previous || previous.id !== game.id || previous.outcome !== game.outcome;
   if (game.outcome === "dead_end" && changed) {
-    openDialog(dialogs.dead_end, dialogs.dead_end.querySelector("[data-dialog-undo]"));
+    // stuck at the deal: nothing to undo, so offer other deals instead of a disabled Undo
+    const atDeal = game.undo_left === 0;
+    for (const el of dialogs.dead_end.querySelectorAll("[data-at-deal]")) el.hidden = !atDeal;
+    for (const el of dialogs.dead_end.querySelectorAll("[data-later]")) el.hidden = atDeal;
+    const focus = atDeal ? "[data-dialog-new]" : "[data-dialog-undo]";
+    openDialog(dialogs.dead_end, dialogs.dead_end.querySelector(focus));
   } else if (game.outcome !== "dead_end") {
     closeDialog(dialogs.dead_end);
   }
@@ -152,12 +204,40 @@ function show(reply) {
     dialogs.won.querySelector('[data-win="time"]').textContent = formatTime(game.elapsed_ms);
     dialogs.won.querySelector('[data-win="moves"]').textContent = String(game.moves);
     dialogs.won.querySelector('[data-win="score"]').textContent = String(game.score);
+    dialogs.won.querySelector("[data-win-best]").hidden = true;
     openDialog(dialogs.won, dialogs.won.querySelector("[data-dialog-new]"));
+    showBest(game).catch(() => {
+      // without the statistics the dialog still shows this game's figures
+    });
   } else if (game.outcome !== "won") {
     closeDialog(dialogs.won);
   }
   // the first playable state is on the page (read by bench/site_first_frame.py)
   if (shown === 1) performance.mark("heartsuit:first-frame");
+}
+
+/** The player's best time, fewest moves and winning streak, from the server's statistics. */
+async function showBest(won) {
+  const reply = await conn.request({ type: "stats" });
+  const overall = reply.overall;
+  if (!game || game.id !== won.id || !overall) return;
+  const box = dialogs.won.querySelector("[data-win-best]");
+  const set = (selector, text) => {
+    const el = box.querySelector(selector);
+    el.textContent = text;
+    el.hidden = !text;
+  };
+  const hasTime = overall.best_time_ms !== null && overall.best_time_ms !== undefined;
+  const hasMoves = overall.fewest_moves !== null && overall.fewest_moves !== undefined;
+  set("[data-win-best-time]", hasTime ? t("win.best_time", { time: formatTime(overall.best_time_ms) }) : "");
+  set("[data-win-fewest]", hasMoves ? t("win.fewest", { n: overall.fewest_moves }) : "");
+  set("[data-win-streak]", overall.current_streak > 0 ? t("win.streak", { n: overall.current_streak }) : "");
+  // this win is counted already: it is a new best when it equals the best (and beat a former one)
+  const best =
+    overall.wins > 1 &&
+    ((hasTime && won.elapsed_ms <= overall.best_time_ms) || (hasMoves && won.moves <= overall.fewest_moves));
+  box.querySelector("[data-win-new-best]").hidden = !best;
+  box.hidden = false;
 }
 
 function tick() {
@@ -183,6 +263,9 @@ for (const button of document.querySelectorAll('[data-action="new"]')) {
 dialogs.confirm_new
   .querySelector("[data-confirm-new]")
   .addEventListener("click", () => newGame(null).catch(report));
+dialogs.dead_end
+  .querySelector("[data-dialog-winnable]")
+  .addEventListener("click", () => newGame(null, { winnable: true }).catch(report));
 root.querySelector('[data-action="share"]').addEventListener("click", share);
 root.querySelector('[data-action="settings"]').addEventListener("click", openSettings);
 root.querySelector('[data-action="code"]').addEventListener("click", () => {
@@ -219,25 +302,31 @@ dialogs.code.querySelector("[data-code-form]").addEventListener("submit", async 
 
 // ---- share ----
 
+/** The link that opens this deal (in the reader's own language, so without ?lang=). */
+function dealLink(code) {
+  return `${location.origin}/heart-to-heart?code=${encodeURIComponent(code)}`;
+}
+
 async function share() {
   if (!game) return;
   const code = game.code;
+  const url = dealLink(code);
   try {
-    await navigator.clipboard.writeText(code);
-    toast(t("share.copied", { code }));
+    await navigator.clipboard.writeText(url);
+    toast(t("share.copied", { code }), code);
     return;
   } catch {
-    // no clipboard permission: fall back to the system share sheet, then to showing the code
+    // no clipboard permission: fall back to the system share sheet, then to showing the link
   }
   try {
     if (navigator.share) {
-      await navigator.share({ text: t("share.text", { code }) });
+      await navigator.share({ text: t("share.text", { code }), url });
       return;
     }
   } catch {
     // share sheet dismissed
   }
-  toast(t("share.manual", { code }));
+  toast(t("share.manual", { url }), code);
 }
 
 // ---- settings ----
