@@ -70,7 +70,9 @@ def test_a_new_player_taps_flips_undoes_and_switches_language(
     # flip the stock, then undo it
     stock_before = int(page.get_attribute('[data-pile="stock"]', "data-count") or "-1")
     assert stock_before == 26
-    assert page.get_attribute('[data-pile="stock"]', "aria-label") == "tumpukan ambil, 26 kartu"
+    assert page.get_attribute('[data-pile="stock"]', "aria-label") == (
+        "tumpukan ambil, 26 kartu, tidak ada pasangan: buka kartu dari sini"
+    )
     tap(page, "stock")
     assert page.get_attribute('[data-pile="stock"]', "data-count") == "25"
     assert info(page, "moves") == "1"
@@ -89,7 +91,9 @@ def test_a_new_player_taps_flips_undoes_and_switches_language(
     assert page.get_attribute("html", "lang") == "en"
     assert page.get_attribute(GAME, "data-game-id") == game_id
     assert (info(page, "code"), info(page, "moves")) == (code, "1")
-    assert page.get_attribute('[data-pile="stock"]', "aria-label") == "stock, 25 cards"
+    assert page.get_attribute('[data-pile="stock"]', "aria-label") == (
+        "stock, 25 cards, no pair to take: turn up a card here"
+    )
     assert "of hearts, free" in (page.get_attribute('[data-pos="25"]', "aria-label") or "")
     assert page.inner_text('[data-action="undo"] .label') == "Undo"
     # the language is remembered by the cookie on the next page
@@ -276,7 +280,8 @@ def test_every_card_and_pile_speaks_its_state(page: Any, server: ServerProcess) 
     assert all(label.endswith((", bebas", ", tertutup")) for label in heart)
     assert sum(label.endswith(", bebas") for label in heart) == 1  # only the tip at the start
     assert heart[24].endswith(" hati, bebas")
-    assert stock == "tumpukan ambil, 26 kartu"
+    # placement help marks the stock while no pair can be taken (as at this deal's start)
+    assert stock == "tumpukan ambil, 26 kartu, tidak ada pasangan: buka kartu dari sini"
     assert waste.startswith("tumpukan buangan, ")
     # one tab stop for the table: the tip
     assert page.eval_on_selector_all("[data-heart] [tabindex='0']", "els => els.length") == 1

@@ -49,6 +49,8 @@ def test_next_has_its_own_icon(page: Any, server: ServerProcess) -> None:
 def test_a_pair_is_marked_before_it_goes_and_named_places_show_their_number(
     page: Any, server: ServerProcess, lang: str
 ) -> None:
+    # the page's clock is the test's: the marked pair stays until the test lets time pass
+    page.clock.install()
     page.goto(f"{server.url}/heart-to-heart/examples?lang={lang}")
     page.wait_for_selector(READY)
     root = page.locator("[data-examples]")
@@ -86,7 +88,8 @@ def test_a_pair_is_marked_before_it_goes_and_named_places_show_their_number(
             )
             assert top == number
             seen_place = True
-        # then the two cards go
+        # then, a moment later, the two cards go
+        page.clock.run_for(500)
         page.wait_for_function("() => !document.querySelector('[data-examples]').dataset.pairing")
         for target in targets:
             if target != "waste":
