@@ -414,6 +414,7 @@ def test_dark_scheme_follows_the_system(page: Any, server: ServerProcess) -> Non
         )
         assert surface == "rgb(27, 42, 35)"
         _axe(page, "dark scheme, settings open")
+        screenshot(page, "play-dark-settings-1280")
         page.click('[data-dialog="settings"] [data-close]')
         page.set_viewport_size({"width": 360, "height": 740})
         page.goto(server.url + "/hearts?lang=en")

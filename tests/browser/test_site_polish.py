@@ -43,6 +43,8 @@ def test_next_has_its_own_icon(page: Any, server: ServerProcess) -> None:
         for step in ("first", "prev", "play", "next", "last")
     }
     assert len(set(icons.values())) == 5, icons
+    # "next" is two triangles (fast forward), not the one triangle of "play"
+    assert icons["next"].count("M") == 2 and icons["play"].count("M") == 1
 
 
 @pytest.mark.parametrize("lang", LANGS)
