@@ -45,6 +45,11 @@ def _settings(page: Any, name: str, on: bool) -> None:
     page.click('[data-dialog="settings"] [data-close]')
 
 
+def _seconds(clock: str) -> int:
+    minutes, seconds = clock.split(":")
+    return int(minutes) * 60 + int(seconds)
+
+
 def _boxes(page: Any, selector: str) -> list[dict[str, float]]:
     boxes: list[dict[str, float]] = page.eval_on_selector_all(
         selector,
@@ -352,10 +357,13 @@ def test_the_win_celebrates_with_the_best_figures_and_the_streak(
 ) -> None:
     solution = solve(Game.from_code(CODE))
     open_game(page, server.url, f"?code={CODE}&lang={lang}")
-    for target in solution.moves:
+    for target in solution.moves[:-1]:
         tap(page, target)
+    page.wait_for_timeout(3000)  # a slow first win, so that the same line played again beats it
+    tap(page, solution.moves[-1])
     won = page.locator('[data-dialog="won"]')
     won.wait_for(state="visible")
+    first = won.locator('[data-win="time"]').inner_text()
     best = won.locator("[data-win-best]")
     best.wait_for(state="visible")
     moves = info(page, "moves")
@@ -380,6 +388,27 @@ def test_the_win_celebrates_with_the_best_figures_and_the_streak(
         assert animation == "none"
     finally:
         page.emulate_media(reduced_motion="no-preference")
+    assert not won.locator("[data-win-new-best]").is_visible()  # a first win is no record yet
+    if lang == "id":
+        # the same deal again, played the same way but faster: a new best time, streak 2
+        page.click('[data-dialog="won"] [data-close]')
+        page.click('[data-action="code"]')
+        page.fill("[data-code-input]", CODE)
+        before = seq(page)
+        page.click("[data-code-submit]")
+        wait_for_state(page, before)
+        for target in solution.moves:
+            tap(page, target)
+        won.wait_for(state="visible")
+        best.wait_for(state="visible")
+        assert won.locator("[data-win-streak]").inner_text() == "Menang beruntun 2"
+        # the same number of moves is no record; a faster time is
+        second = won.locator('[data-win="time"]').inner_text()
+        if _seconds(second) < _seconds(first):
+            assert won.locator("[data-win-new-best]").inner_text() == "Rekor baru!"
+            assert won.locator("[data-win-best-time]").inner_text() == f"Waktu terbaik {second}"
+        elif _seconds(second) > _seconds(first):
+            assert not won.locator("[data-win-new-best]").is_visible()
 
 
 def test_no_zero_badge_on_a_disabled_undo(page: Any, server: ServerProcess) -> None:

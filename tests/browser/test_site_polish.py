@@ -81,14 +81,21 @@ def test_a_pair_is_marked_before_it_goes_and_named_places_show_their_number(
             # the number is drawn on the card, and nothing lies over it
             label = page.locator(f'[data-pos="{number}"] .place-no')
             assert label.inner_text() == number
-            label.scroll_into_view_if_needed()
-            box = label.bounding_box()
-            assert box is not None
-            top = page.evaluate(
-                "([x, y]) => document.elementFromPoint(x, y).closest('.place-no')?.textContent",
-                [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2],
+            assert label.is_visible()
+            # no card that is still on the table lies over it
+            covering = page.evaluate(
+                """n => { const own = document.querySelector(`[data-pos="${n}"]`);
+                  const r = own.querySelector('.place-no').getBoundingClientRect();
+                  const z = (e) => Number(getComputedStyle(e).zIndex);
+                  return [...document.querySelectorAll('[data-pos]:not(.empty), [data-pile]')]
+                    .filter(e => e !== own && z(e) > z(own)).filter(e => {
+                      const o = e.getBoundingClientRect();
+                      return o.left < r.right && o.right > r.left && o.top < r.bottom
+                        && o.bottom > r.top; })
+                    .map(e => e.dataset.pos || e.dataset.pile); }""",
+                number,
             )
-            assert top == number
+            assert covering == [], covering
             seen_place = True
         # then, a moment later, the two cards go
         page.clock.run_for(500)
@@ -158,3 +165,28 @@ def test_the_site_is_installable(page: Any, server: ServerProcess) -> None:
     for size in (192, 512):
         response = page.request.get(f"{server.url}/static/icons/icon-{size}.png")
         assert response.ok and response.headers["content-type"] == "image/png"
+
+
+DARK_PAGES = {
+    "/": "[data-tile]",
+    "/heart-to-heart/examples": READY,
+    "/heart-to-heart/rules": ".diagram svg",
+    "/stats": '[data-stats][aria-busy="false"]',
+    "/no-such-page": "main h1",
+}
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_axe_finds_nothing_on_the_pages_in_the_dark_scheme(
+    page: Any, server: ServerProcess, lang: str
+) -> None:
+    page.emulate_media(color_scheme="dark")
+    try:
+        for path, ready in DARK_PAGES.items():
+            page.goto(f"{server.url}{path}?lang={lang}")
+            page.wait_for_selector(ready)
+            page.wait_for_timeout(250)
+            axe.check(page, f"{path} in the dark scheme, {lang}")
+        screenshot(page, f"404-dark-1280-{lang}")
+    finally:
+        page.emulate_media(color_scheme="light")

@@ -25,6 +25,9 @@ let receivedAt = 0;
 let settings = { move_errors: false, placement_help: true, winnable_only: false };
 let started = false;
 let shown = 0; // states drawn so far, exposed as data-seq for tests and tools
+// the player's statistics as they were when this game began: a win is a new best only when it
+// beats them (once it is won, the server's figures include it)
+let before = null;
 
 const board = new Board(root, { interactive: true, onTap: (target) => tap(target) });
 const conn = new Connection({
@@ -190,6 +193,16 @@ function show(reply) {
   if (reply.event) announce(event.message || describeEvent(previous, game, event));
 
   const changed = !previous || previous.id !== game.id || previous.outcome !== game.outcome;
+  if (game.outcome === "playing" && (!before || before.id !== game.id)) {
+    const id = game.id;
+    before = { id, overall: null };
+    conn.request({ type: "stats" }).then(
+      (stats) => {
+        if (before && before.id === id) before.overall = stats.overall;
+      },
+      () => {},
+    );
+  }
   if (game.outcome === "dead_end" && changed) {
     // stuck at the deal: nothing to undo, so offer other deals instead of a disabled Undo
     const atDeal = game.undo_left === 0;
@@ -232,10 +245,12 @@ async function showBest(won) {
   set("[data-win-best-time]", hasTime ? t("win.best_time", { time: formatTime(overall.best_time_ms) }) : "");
   set("[data-win-fewest]", hasMoves ? t("win.fewest", { n: overall.fewest_moves }) : "");
   set("[data-win-streak]", overall.current_streak > 0 ? t("win.streak", { n: overall.current_streak }) : "");
-  // this win is counted already: it is a new best when it equals the best (and beat a former one)
-  const best =
-    overall.wins > 1 &&
-    ((hasTime && won.elapsed_ms <= overall.best_time_ms) || (hasMoves && won.moves <= overall.fewest_moves));
+  // a new best beats the figures from before this game (a first win sets no record yet)
+  const old = before && before.id === won.id ? before.overall : null;
+  const beats = (value, record) => record !== null && record !== undefined && value < record;
+  const best = Boolean(
+    old && old.wins > 0 && (beats(won.elapsed_ms, old.best_time_ms) || beats(won.moves, old.fewest_moves)),
+  );
   box.querySelector("[data-win-new-best]").hidden = !best;
   box.hidden = false;
 }
