@@ -8,16 +8,28 @@ names each rule, its impact, and the elements it found, so the message says what
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from axe_playwright_python.sync_playwright import Axe
 
 _AXE = Axe()
 
 
-def violations(page: Any, context: str | None = None) -> list[dict[str, Any]]:
-    """axe-core's violations on the page as it is now (``context``: a selector to limit it)."""
-    found: list[dict[str, Any]] = _AXE.run(page, context=context).response["violations"]
+#: rules axe-core ships but leaves off by default ("experimental") that the Heart to Heart pages
+#: are checked with as well: the spoken name of a control starts with its visible text
+EXPERIMENTAL: Final = ("label-content-name-mismatch",)
+
+
+def violations(
+    page: Any, context: str | None = None, experimental: tuple[str, ...] = ()
+) -> list[dict[str, Any]]:
+    """axe-core's violations on the page as it is now (``context``: a selector to limit it;
+    ``experimental``: rules to turn on besides the default ones)."""
+    options: dict[str, Any] = {"resultTypes": ["violations"]}
+    if experimental:
+        options["rules"] = {rule: {"enabled": True} for rule in experimental}
+    result = _AXE.run(page, context=context, options=options)
+    found: list[dict[str, Any]] = result.response["violations"]
     return found
 
 
@@ -32,7 +44,9 @@ def describe(found: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def check(page: Any, state: str, context: str | None = None) -> None:
+def check(
+    page: Any, state: str, context: str | None = None, experimental: tuple[str, ...] = ()
+) -> None:
     """Fail with a readable list if axe-core finds any violation on the page in this state."""
-    found = violations(page, context)
+    found = violations(page, context, experimental)
     assert not found, f"axe-core on {page.url} ({state}):\n{describe(found)}"

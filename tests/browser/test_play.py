@@ -73,7 +73,9 @@ def test_a_new_player_taps_flips_undoes_and_switches_language(
     # flip the stock, then undo it
     stock_before = int(page.get_attribute('[data-pile="stock"]', "data-count") or "-1")
     assert stock_before == 26
-    assert page.get_attribute('[data-pile="stock"]', "aria-label") == "tumpukan ambil, 26 kartu"
+    assert page.get_attribute('[data-pile="stock"]', "aria-label") == (
+        "tumpukan ambil, 26 kartu, tidak ada pasangan: buka kartu dari sini"
+    )
     tap(page, "stock")
     assert page.get_attribute('[data-pile="stock"]', "data-count") == "25"
     assert info(page, "moves") == "1"
@@ -92,7 +94,9 @@ def test_a_new_player_taps_flips_undoes_and_switches_language(
     assert page.get_attribute("html", "lang") == "en"
     assert page.get_attribute(GAME, "data-game-id") == game_id
     assert (info(page, "code"), info(page, "moves")) == (code, "1")
-    assert page.get_attribute('[data-pile="stock"]', "aria-label") == "stock, 25 cards"
+    assert page.get_attribute('[data-pile="stock"]', "aria-label") == (
+        "stock, 25 cards, no pair to take: turn up a card here"
+    )
     assert "of hearts, free" in (page.get_attribute('[data-pos="25"]', "aria-label") or "")
     assert page.inner_text('[data-action="undo"] .label') == "Undo"
     # the language is remembered by the cookie on the next page
@@ -241,15 +245,30 @@ def test_reload_and_server_restart_continue_the_same_game(
     assert code in page.inner_text("[data-continue-hint]")
 
 
-def test_share_copies_the_code(page: Any, server: ServerProcess, browser_context: Any) -> None:
+def test_share_copies_a_link_to_the_deal(
+    page: Any, server: ServerProcess, browser_context: Any
+) -> None:
     browser_context.grant_permissions(["clipboard-read", "clipboard-write"], origin=server.url)
     try:
         open_game(page, server.url, f"?code={CODE}&lang=id")
         page.click('[data-action="share"]')
         toast = page.locator("[data-toast]")
         toast.wait_for(state="visible")
-        assert toast.inner_text() == f"Kode {CODE} sudah disalin."
-        assert page.evaluate("navigator.clipboard.readText()") == CODE
+        assert toast.inner_text() == f"Tautan susunan {CODE} sudah disalin."
+        link = page.evaluate("navigator.clipboard.readText()")
+        assert link == f"{server.url}/heart-to-heart?code={CODE}"
+        # the link opens that deal for whoever gets it
+        open_game(page, server.url, link.removeprefix(server.url).removeprefix("/heart-to-heart"))
+        assert info(page, "code") == CODE
+        # on a narrow phone the code in the message stays on one line
+        page.set_viewport_size({"width": 320, "height": 640})
+        page.click('[data-action="share"]')
+        toast.wait_for(state="visible")
+        code = toast.locator(".nowrap")
+        assert code.inner_text() == CODE
+        assert code.evaluate("e => e.getClientRects().length") == 1
+        box = toast.bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 320
     finally:
         browser_context.clear_permissions()
 
@@ -264,7 +283,8 @@ def test_every_card_and_pile_speaks_its_state(page: Any, server: ServerProcess) 
     assert all(label.endswith((", bebas", ", tertutup")) for label in heart)
     assert sum(label.endswith(", bebas") for label in heart) == 1  # only the tip at the start
     assert heart[24].endswith(" hati, bebas")
-    assert stock == "tumpukan ambil, 26 kartu"
+    # placement help marks the stock while no pair can be taken (as at this deal's start)
+    assert stock == "tumpukan ambil, 26 kartu, tidak ada pasangan: buka kartu dari sini"
     assert waste.startswith("tumpukan buangan, ")
     # one tab stop for the table: the tip
     assert page.eval_on_selector_all("[data-heart] [tabindex='0']", "els => els.length") == 1

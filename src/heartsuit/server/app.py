@@ -181,7 +181,13 @@ def create_app(
         # gzip for pages and JSON; static files come compressed already
         Middleware(Compression, minimum_size=GZIP_MINIMUM_BYTES),
     ]
-    app = Starlette(routes=routes, lifespan=lifespan, middleware=middleware)
+    app = Starlette(
+        routes=routes,
+        lifespan=lifespan,
+        middleware=middleware,
+        # an unknown address gets the site's own page, in the reader's language
+        exception_handlers={404: pages.not_found},
+    )
     app.state.settings = settings
     app.state.database = db
     app.state.players = players

@@ -21,6 +21,7 @@ KEYS: Final = (
     *(f"server.code.{problem.value}" for problem in CodeProblem),
     "server.code.empty",
     "server.move.must_match",
+    "server.move.covered",
 )
 
 

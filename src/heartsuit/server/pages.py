@@ -22,14 +22,16 @@ from urllib.parse import urlencode
 
 import jinja2
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
 from starlette.templating import Jinja2Templates
 
 from heartsuit import i18n
+from heartsuit.gamecodes import CodeError
 from heartsuit.hearts.bots import LEVELS
 from heartsuit.i18n import Lang
 from heartsuit.server.assets import Assets, revalidated_page
+from heartsuit.solitaire.codes import normalize_code
 from heartsuit.solitaire.layout import COVERS, POSITIONS, ROW, TIP, X2
 
 WEB_DIR: Final = Path(__file__).resolve().parent.parent / "web"
@@ -51,6 +53,7 @@ SCRIPT_PREFIXES: Final[dict[str, tuple[str, ...]]] = {
     "hearts_table": ("hearts.", "hcard.", "game.offline"),
     "hearts_join": ("hjoin.", "hearts.err.", "hearts.kind.", "game.offline"),
     "hearts_rules": (),
+    "notfound": (),
 }
 
 #: computer difficulty levels the Hearts pages offer, easiest first (the bots' service decides
@@ -127,29 +130,67 @@ def _switch_url(request: Request, lang: Lang) -> str:
     return f"{request.url.path}?{urlencode(params)}"
 
 
+@dataclass(frozen=True, slots=True)
+class Meta:
+    """What a shared link of a page shows: the description and Open Graph tags."""
+
+    title: str
+    description: str
+    url: str  # absolute, without ?lang= (the reader gets their own language)
+    image: str  # absolute
+
+
+def _meta(request: Request, page: str, title: str, t: Callable[..., str]) -> Meta:
+    base = str(request.base_url)
+    url = f"{base.rstrip('/')}{request.url.path}"
+    description = t("meta.play") if page in ("play", "examples", "rules") else t("meta.description")
+    if page == "play":
+        # a shared deal link (?code=...) previews that deal; a bad code previews the game
+        try:
+            code = normalize_code(request.query_params.get("code", ""))
+        except CodeError:
+            code = ""
+        if code:
+            return Meta(
+                title=t("meta.deal_title", code=code),
+                description=t("meta.deal", code=code),
+                url=f"{url}?{urlencode({'code': code})}",
+                image=f"{base}static/icons/icon-512.png",
+            )
+    return Meta(
+        title=f"{title} · {t('site.name')}",
+        description=description,
+        url=url,
+        image=f"{base}static/icons/icon-512.png",
+    )
+
+
 def _render(
     request: Request,
     page: str,
     template: str,
     title_key: str,
     extra: dict[str, object] | None = None,
+    status_code: int = 200,
 ) -> Response:
     lang, chosen = request_lang(request)
     other: Lang = "en" if lang == "id" else "id"
     t: Callable[..., str] = partial(i18n.translate, lang)
+    title = t(title_key)
     context = {
         "lang": lang,
         "other_lang": other,
         "switch_url": _switch_url(request, other),
         "page": page,
-        "title": t(title_key),
+        "title": title,
+        "meta": _meta(request, page, title, t),
         "t": t,
         "i18n_json": script_json(script_messages(lang, page)),
         "slots": SLOTS,
         "tip_covers": COVERS[TIP - 1],
         **(extra or {}),
     }
-    response = templates.TemplateResponse(request, template, context)
+    response = templates.TemplateResponse(request, template, context, status_code=status_code)
     if chosen:
         response.set_cookie(
             LANG_COOKIE, lang, max_age=LANG_COOKIE_MAX_AGE, path="/", samesite="lax"
@@ -206,6 +247,14 @@ async def hearts_join(request: Request) -> Response:
 
 async def hearts_rules(request: Request) -> Response:
     return _render(request, "hearts_rules", "hearts_rules.html", "hrules.title")
+
+
+async def not_found(request: Request, exc: Exception) -> Response:
+    """The site's 404: a page in the reader's language with the header, a way home and a way to
+    play; a missing static file or API address gets a plain answer."""
+    if request.url.path.startswith(("/static/", "/api/")):
+        return PlainTextResponse("Not Found", status_code=404)
+    return _render(request, "notfound", "404.html", "notfound.title", status_code=404)
 
 
 routes: list[BaseRoute] = [

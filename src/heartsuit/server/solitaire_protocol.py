@@ -108,6 +108,8 @@ class GameView(BaseModel):
     code: str
     heart: list[HeartCardView | None]  # 25 places, position 1 first; None = emptied
     stock_count: int
+    #: placement help marks the stock when turning up a card is the only useful move
+    stock_outlined: bool = False
     waste_top: CardView | None
     waste_count: int
     score: int

@@ -10,7 +10,7 @@ from __future__ import annotations
 from heartsuit.cards import Card, rank_name
 from heartsuit.server import messages
 from heartsuit.server.solitaire_protocol import CardView, Event, GameView, HeartCardView
-from heartsuit.solitaire import Game, TapResult
+from heartsuit.solitaire import Game, Outcome, TapResult
 from heartsuit.solitaire.undo import UNDO_LIMIT
 
 
@@ -62,11 +62,20 @@ def game_view(
             dimmed="waste" in dimmed,
             selected=selected == "waste",
         )
+    # placement help: with no pair to take, the stock is the only useful move (a newcomer may
+    # not guess that a tap turns up a card)
+    stock_outlined = (
+        placement_help
+        and game.outcome is Outcome.PLAYING
+        and not outlined
+        and bool(game.stock or waste)
+    )
     return GameView(
         id=game_id,
         code=game.code,
         heart=heart,
         stock_count=len(game.stock),
+        stock_outlined=stock_outlined,
         waste_top=waste_top,
         waste_count=len(waste),
         score=game.score,
@@ -81,12 +90,13 @@ def game_view(
 
 
 def tap_event(result: TapResult, *, move_errors: bool, lang: messages.Lang) -> Event:
-    """The event of a tap; a message only for a mismatch with "Move errors" on."""
+    """The event of a tap; a message only with "Move errors" on, for a mismatch or a covered
+    card (the terminal game says the same: "that card is still covered")."""
     key = result.reason.value if result.reason is not None else None
-    if move_errors and key == "must_match":
+    if move_errors and key in ("must_match", "covered"):
         return Event(
             kind=result.kind.value,
-            message=messages.text(lang, "server.move.must_match"),
+            message=messages.text(lang, f"server.move.{key}"),
             message_key=key,
             reason=key,
         )

@@ -2,7 +2,7 @@
 // (25 places placed by the layout's geometry, plus the stock and the waste). It renders only
 // what the server sends — free, outlined, dimmed, selected — and never applies a rule itself.
 
-import { cardLabel, cardName, t } from "./i18n.js";
+import { cardLabel, spokenRank, t } from "./i18n.js";
 
 const STATE_CLASSES = ["free", "covered", "outlined", "dimmed", "selected"];
 
@@ -10,6 +10,9 @@ function setCard(el, view, interactive) {
   const empty = view === null;
   el.classList.toggle("empty", empty);
   if (interactive) el.disabled = empty;
+  // an emptied place is no control at all (it is hidden, and fades out)
+  if (empty) el.setAttribute("aria-hidden", "true");
+  else el.removeAttribute("aria-hidden");
   if (empty) {
     el.removeAttribute("aria-label");
     for (const name of STATE_CLASSES) el.classList.remove(name);
@@ -39,9 +42,20 @@ export class Board {
     for (const el of root.querySelectorAll("[data-pos]")) this.slots.set(Number(el.dataset.pos), el);
     this.stock = root.querySelector('[data-pile="stock"]');
     this.waste = root.querySelector('[data-pile="waste"]');
+    this.wasteCount = root.querySelector("[data-waste-count]");
     this.lastWaste = null;
     this.current = null;
     if (interactive) {
+      // the keyboard focus ring of a covered card: drawn above the cards that lie on it (the
+      // card itself stays under them, where it really is)
+      this.ring = document.createElement("span");
+      this.ring.className = "focus-ring";
+      this.ring.hidden = true;
+      this.ring.setAttribute("aria-hidden", "true");
+      root.querySelector("[data-heart]").append(this.ring);
+      root.addEventListener("focusout", () => {
+        this.ring.hidden = true;
+      });
       root.addEventListener("click", (event) => {
         const el = event.target.closest("[data-pos], [data-pile]");
         if (!el || el.disabled) return;
@@ -52,6 +66,7 @@ export class Board {
       root.addEventListener("focusin", (event) => {
         const el = event.target.closest("[data-pos], [data-pile]");
         if (el) this.setCurrent(el);
+        this.placeRing();
       });
     }
   }
@@ -64,7 +79,21 @@ export class Board {
     });
     this.renderStock(game);
     this.renderWaste(game);
-    if (this.interactive) this.fixRovingFocus();
+    if (this.interactive) {
+      this.fixRovingFocus();
+      this.placeRing();
+    }
+  }
+
+  /** Show the ring over the focused card when it is covered and focused from the keyboard. */
+  placeRing() {
+    const el = document.activeElement;
+    const show =
+      el && el.dataset && el.dataset.pos && el.classList.contains("covered") && el.matches(":focus-visible");
+    this.ring.hidden = !show;
+    if (!show) return;
+    this.ring.style.setProperty("--x2", el.style.getPropertyValue("--x2"));
+    this.ring.style.setProperty("--row", el.style.getPropertyValue("--row"));
   }
 
   renderStock(game) {
@@ -72,10 +101,14 @@ export class Board {
     this.stock.classList.toggle("empty-pile", n === 0);
     this.stock.querySelector("[data-count]").textContent = String(n);
     this.stock.dataset.count = String(n);
+    // placement help: with no pair to take, turning up a card is the move to make
+    const hint = Boolean(game.stock_outlined);
+    this.stock.classList.toggle("outlined", hint);
     let label;
     if (n === 0) label = t("pile.stock_empty");
     else if (n === 1) label = t("pile.stock_one");
     else label = t("pile.stock", { n });
+    if (hint) label = `${label}, ${t("pile.stock_hint")}`;
     this.stock.setAttribute("aria-label", label);
     if (this.interactive) this.stock.disabled = false;
   }
@@ -85,12 +118,12 @@ export class Board {
     const el = this.waste;
     // a card-view-shaped object: the waste top is always free to take
     setCard(el, top ? { ...top, free: true } : null, this.interactive);
-    el.querySelector("[data-count]").textContent = game.waste_count > 1 ? String(game.waste_count) : "";
+    this.wasteCount.textContent = game.waste_count > 1 ? String(game.waste_count) : "";
     el.dataset.count = String(game.waste_count);
     if (this.interactive) el.disabled = top === null;
     let label = t("pile.waste_empty");
     if (top) {
-      const parts = [cardName(top.rank)];
+      const parts = [spokenRank(top.rank)];
       if (top.selected) parts.push(t("card.selected"));
       if (top.outlined) parts.push(t("card.suggested"));
       if (top.dimmed) parts.push(t("card.dimmed"));

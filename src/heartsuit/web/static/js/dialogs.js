@@ -30,11 +30,20 @@ export function wireCloseButtons(root = document) {
 
 let toastTimer = 0;
 
-/** A short message at the bottom of the screen (also read out: the element is role=alert). */
-export function toast(text) {
+/** A short message at the bottom of the screen (also read out: the element is role=alert).
+ * `keep`, a part of the text such as a deal code, is kept on one line. */
+export function toast(text, keep = "") {
   const el = document.querySelector("[data-toast]");
   if (!el) return;
-  el.textContent = text;
+  const at = keep ? text.indexOf(keep) : -1;
+  if (at < 0) {
+    el.textContent = text;
+  } else {
+    const part = document.createElement("span");
+    part.className = "nowrap";
+    part.textContent = keep;
+    el.replaceChildren(text.slice(0, at), part, text.slice(at + keep.length));
+  }
   el.hidden = false;
   clearTimeout(toastTimer);
   toastTimer = setTimeout(() => {

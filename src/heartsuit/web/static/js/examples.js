@@ -13,10 +13,34 @@ const buttons = Object.fromEntries(
 );
 const board = new Board(root, { interactive: false });
 const STEP_MS = 900;
+// how long the two cards of a pair are shown marked before they go
+const PAIR_MS = 450;
 
 let frames = [];
 let index = 0;
 let timer = 0;
+let pending = 0;
+let marked = [];
+
+/** The two taps that made the pair of frame `i`, or null when frame `i` is no pair. */
+function pairOf(i) {
+  if (i === 0 || frames[i].taps.includes("stock")) return null;
+  return frames[i].taps.slice(-2);
+}
+
+function unmark() {
+  for (const el of marked) el.classList.remove("pairing");
+  marked = [];
+  delete root.dataset.pairing;
+}
+
+function mark(targets) {
+  marked = targets.map((target) =>
+    target === "waste" ? root.querySelector('[data-pile="waste"]') : root.querySelector(`[data-pos="${target}"]`),
+  );
+  for (const el of marked) el.classList.add("pairing");
+  root.dataset.pairing = targets.join(" ");
+}
 
 function where(target, before) {
   if (target === "waste") {
@@ -43,10 +67,27 @@ function describe(i) {
 }
 
 function showFrame(i) {
-  index = Math.max(0, Math.min(frames.length - 1, i));
+  const step = Math.max(0, Math.min(frames.length - 1, i));
+  clearTimeout(pending);
+  pending = 0;
+  unmark();
+  const forward = step === index + 1;
+  index = step;
   const frame = frames[index];
   const game = frame.game;
-  board.render(game);
+  const pair = forward ? pairOf(index) : null;
+  if (pair) {
+    // one step forward onto a pair: first the two cards marked where they lie, then gone
+    board.render(frames[index - 1].game);
+    mark(pair);
+    pending = setTimeout(() => {
+      pending = 0;
+      unmark();
+      board.render(game);
+    }, PAIR_MS);
+  } else {
+    board.render(game);
+  }
   root.querySelector('[data-info="time"]').textContent = formatTime(game.elapsed_ms);
   root.querySelector('[data-info="score"]').textContent = String(game.score);
   root.querySelector('[data-info="moves"]').textContent = String(game.moves);

@@ -24,9 +24,16 @@ export function cardName(rank) {
   return t("card.name", { rank: spoken });
 }
 
+/** A card's name as a control speaks it: starting with the rank the card shows, so that the
+ * visible text begins the spoken name ("Q, Ratu hati"; "7 hati" says its rank already). */
+export function spokenRank(rank) {
+  const name = cardName(rank);
+  return name.startsWith(rank) ? name : `${rank}, ${name}`;
+}
+
 /** The spoken label of a heart card: its name and its states, all from the catalog. */
 export function cardLabel(view) {
-  const parts = [cardName(view.rank), t(view.free ? "card.free" : "card.covered")];
+  const parts = [spokenRank(view.rank), t(view.free ? "card.free" : "card.covered")];
   if (view.selected) parts.push(t("card.selected"));
   if (view.outlined) parts.push(t("card.suggested"));
   if (view.dimmed) parts.push(t("card.dimmed"));

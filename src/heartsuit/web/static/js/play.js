@@ -3,7 +3,7 @@
 
 import { Board } from "./board.js";
 import { closeDialog, openDialog, toast, wireCloseButtons } from "./dialogs.js";
-import { formatTime, lang, t } from "./i18n.js";
+import { cardName, formatTime, lang, t } from "./i18n.js";
 import { Connection } from "./ws.js";
 
 const root = document.querySelector("[data-game]");
@@ -22,6 +22,7 @@ const confirmNewBody = dialogs.confirm_new.querySelector("#confirm-new-body");
 const confirmNewText = confirmNewBody.textContent;
 const undoButtons = document.querySelectorAll('[data-action="undo"]');
 const undoLeft = root.querySelector("[data-undo-left]");
+const announcer = root.querySelector("[data-announce]");
 
 let game = null;
 let receivedAt = 0;
@@ -30,6 +31,9 @@ let started = false;
 let shown = 0; // states drawn so far, exposed as data-seq for tests and tools
 // a request that would leave the game under way, waiting for the player's yes: {send, id}
 let pendingLeave = null;
+// the player's statistics as they were when this game began: a win is a new best only when it
+// beats them (once it is won, the server's figures include it)
+let before = null;
 
 const board = new Board(root, { interactive: true, onTap: (target) => tap(target) });
 const conn = new Connection({
@@ -96,14 +100,15 @@ function askNewGame() {
   newGame(null).catch(report);
 }
 
-/** Deal a new game (of `code`, or a random one). */
-function newGame(code, question = "new") {
+/** Deal a new game: of `code`, or a random deal (a winnable one when asked or when the setting
+ * says). */
+function newGame(code, question = "new", { winnable = false } = {}) {
   return leaveWith(
     (leave) =>
       conn.request({
         type: "solitaire.new",
         code,
-        winnable_only: settings.winnable_only,
+        winnable_only: winnable || settings.winnable_only,
         leave,
       }),
     question,
@@ -169,6 +174,47 @@ function undo() {
   conn.request({ type: "solitaire.undo", game: game.id }).then(show, report);
 }
 
+/** Say what a move did, politely (a screen reader reads it after what it is saying). */
+function announce(text) {
+  // the same words twice in a row (two flips of equal cards) must still be read
+  announcer.textContent = announcer.textContent === text ? `${text}\u00a0` : text;
+}
+
+/** The words for what just happened, from the event and the two views around it. */
+function describeEvent(previous, now, event) {
+  const same = previous && previous.id === now.id;
+  if (!same) return t("game.announce.new", { code: now.code });
+  const chosen = (view) => {
+    if (view.waste_top && view.waste_top.selected) return view.waste_top;
+    return view.heart.find((card) => card && card.selected) || null;
+  };
+  switch (event.kind) {
+    case "selected":
+    case "reselected": {
+      const card = chosen(now);
+      return card ? t("game.announce.selected", { card: cardName(card.rank) }) : "";
+    }
+    case "deselected":
+      return t("game.announce.deselected");
+    case "paired": {
+      const card = chosen(previous);
+      const rank = card ? cardName(card.rank) : "";
+      return t("game.announce.paired", { card: rank, score: now.score });
+    }
+    case "flipped":
+      return t("game.announce.flipped", {
+        card: now.waste_top ? cardName(now.waste_top.rank) : "",
+        n: now.stock_count,
+      });
+    case "redealt":
+      return t("game.announce.redealt");
+    case "undone":
+      return t("game.announce.undone");
+    default:
+      return "";
+  }
+}
+
 function report(error) {
   // taps on a finished game or a vanished target are simply ignored, as on a real table
   if (error && ["game_over", "bad_target", "offline"].includes(error.code)) return;
@@ -189,15 +235,29 @@ function show(reply) {
   info("code").textContent = game.code;
   tick();
   // a won game is final; a dead end can be undone
-  for (const button of undoButtons) button.disabled = game.undo_left === 0 || game.outcome === "won";
-  undoLeft.textContent = String(game.undo_left);
-  undoLeft.parentElement.setAttribute("aria-label", t("game.undo_label", { n: game.undo_left }));
+  const canUndo = game.undo_left > 0 && game.outcome !== "won";
+  for (const button of undoButtons) button.disabled = !canUndo;
+  // the count shows only while there is something to undo (no "0" on a disabled button)
+  undoLeft.hidden = !canUndo;
+  undoLeft.querySelector("[data-undo-n]").textContent = String(game.undo_left);
+  undoLeft.querySelector("[data-undo-spoken]").textContent = `, ${t("game.undo_left", { n: game.undo_left })}`;
 
   const event = reply.event || {};
   if (event.message) toast(event.message);
   else if (event.kind === "nothing_to_undo") toast(t("game.nothing_to_undo"));
+  if (reply.event) announce(event.message || describeEvent(previous, game, event));
 
   const changed = !previous || previous.id !== game.id || previous.outcome !== game.outcome;
+  if (game.outcome === "playing" && (!before || before.id !== game.id)) {
+    const id = game.id;
+    before = { id, overall: null };
+    conn.request({ type: "stats" }).then(
+      (stats) => {
+        if (before && before.id === id) before.overall = stats.overall;
+      },
+      () => {},
+    );
+  }
   root.dataset.underWay = String(Boolean(game.under_way));
   root.dataset.deadDeal = String(Boolean(game.dead_deal));
   if (game.dead_deal && changed) {
@@ -213,12 +273,42 @@ function show(reply) {
     dialogs.won.querySelector('[data-win="time"]').textContent = formatTime(game.elapsed_ms);
     dialogs.won.querySelector('[data-win="moves"]').textContent = String(game.moves);
     dialogs.won.querySelector('[data-win="score"]').textContent = String(game.score);
+    dialogs.won.querySelector("[data-win-best]").hidden = true;
     openDialog(dialogs.won, dialogs.won.querySelector("[data-dialog-new]"));
+    showBest(game).catch(() => {
+      // without the statistics the dialog still shows this game's figures
+    });
   } else if (game.outcome !== "won") {
     closeDialog(dialogs.won);
   }
   // the first playable state is on the page (read by bench/site_first_frame.py)
   if (shown === 1) performance.mark("heartsuit:first-frame");
+}
+
+/** The player's best time, fewest moves and winning streak, from the server's statistics. */
+async function showBest(won) {
+  const reply = await conn.request({ type: "stats" });
+  const overall = reply.overall;
+  if (!game || game.id !== won.id || !overall) return;
+  const box = dialogs.won.querySelector("[data-win-best]");
+  const set = (selector, text) => {
+    const el = box.querySelector(selector);
+    el.textContent = text;
+    el.hidden = !text;
+  };
+  const hasTime = overall.best_time_ms !== null && overall.best_time_ms !== undefined;
+  const hasMoves = overall.fewest_moves !== null && overall.fewest_moves !== undefined;
+  set("[data-win-best-time]", hasTime ? t("win.best_time", { time: formatTime(overall.best_time_ms) }) : "");
+  set("[data-win-fewest]", hasMoves ? t("win.fewest", { n: overall.fewest_moves }) : "");
+  set("[data-win-streak]", overall.current_streak > 0 ? t("win.streak", { n: overall.current_streak }) : "");
+  // a new best beats the figures from before this game (a first win sets no record yet)
+  const old = before && before.id === won.id ? before.overall : null;
+  const beats = (value, record) => record !== null && record !== undefined && value < record;
+  const best = Boolean(
+    old && old.wins > 0 && (beats(won.elapsed_ms, old.best_time_ms) || beats(won.moves, old.fewest_moves)),
+  );
+  box.querySelector("[data-win-new-best]").hidden = !best;
+  box.hidden = false;
 }
 
 function tick() {
@@ -243,6 +333,9 @@ root.querySelector('[data-action="restart"]').addEventListener("click", restart)
 for (const button of document.querySelectorAll("[data-confirm-leave]")) {
   button.addEventListener("click", () => confirmLeave().catch(report));
 }
+dialogs.dead_deal
+  .querySelector("[data-dialog-winnable]")
+  .addEventListener("click", () => newGame(null, "new", { winnable: true }).catch(report));
 root.querySelector('[data-action="share"]').addEventListener("click", share);
 root.querySelector('[data-action="settings"]').addEventListener("click", openSettings);
 root.querySelector('[data-action="code"]').addEventListener("click", () => {
@@ -279,25 +372,31 @@ dialogs.code.querySelector("[data-code-form]").addEventListener("submit", async 
 
 // ---- share ----
 
+/** The link that opens this deal (in the reader's own language, so without ?lang=). */
+function dealLink(code) {
+  return `${location.origin}/heart-to-heart?code=${encodeURIComponent(code)}`;
+}
+
 async function share() {
   if (!game) return;
   const code = game.code;
+  const url = dealLink(code);
   try {
-    await navigator.clipboard.writeText(code);
-    toast(t("share.copied", { code }));
+    await navigator.clipboard.writeText(url);
+    toast(t("share.copied", { code }), code);
     return;
   } catch {
-    // no clipboard permission: fall back to the system share sheet, then to showing the code
+    // no clipboard permission: fall back to the system share sheet, then to showing the link
   }
   try {
     if (navigator.share) {
-      await navigator.share({ text: t("share.text", { code }) });
+      await navigator.share({ text: t("share.text", { code }), url });
       return;
     }
   } catch {
     // share sheet dismissed
   }
-  toast(t("share.manual", { code }));
+  toast(t("share.manual", { url }), code);
 }
 
 // ---- settings ----
