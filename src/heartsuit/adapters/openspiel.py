@@ -9,7 +9,7 @@ Importing this module registers the game with ``pyspiel.register_game``::
 One game is one hand. Parameters (all optional): ``preset`` (standard, three, five, omnibus,
 black-maria, cancellation); ``players`` (0 = the preset's; 6–10 for cancellation); the named
 options ``moon``, ``hearts_broken_by``, ``jack_of_diamonds``, ``spade_penalties``, ``passing``,
-``first_trick_points`` as text ("" = the preset's value; "true"/"false" for the on/off ones);
+``first_trick_points`` as text ("" = the preset's value; "on"/"off" for the yes-or-no ones);
 ``pass_direction`` ("" = chance draws it from the preset's pass cycle, or left, right, across,
 hold); ``returns`` ("openspiel": the hand's penalty total minus the seat's points, as OpenSpiel's
 own Hearts; "negated": minus the points). Chance draws the direction, then deals card by card;
@@ -81,9 +81,10 @@ def rules_from_parameters(params: dict[str, Any]) -> tuple[Rules, Any, str]:
         if value == "":
             continue
         if name in _BOOL_OPTIONS:
-            if value not in ("true", "false"):
-                raise ValueError(f"{name} is 'true', 'false' or '' (the preset's), not {value!r}")
-            options[name] = value == "true"
+            # not "true"/"false": OpenSpiel reads those back as booleans from a game string
+            if value not in ("on", "off"):
+                raise ValueError(f"{name} is 'on', 'off' or '' (the preset's), not {value!r}")
+            options[name] = value == "on"
         else:
             options[name] = value
     rules = hand_rules(str(params.get("preset", "standard")), options)
