@@ -164,6 +164,12 @@ def test_a_state_survives_serialization(preset: str) -> None:
         assert again.information_state_string(seat) == state.information_state_string(seat)
 
 
+def hidden_cards(state: HeartsState, seat: int) -> list[object]:
+    hand = state.table.hand
+    assert hand is not None
+    return [h for s, h in enumerate(hand.holdings) if s != seat]
+
+
 @pytest.mark.parametrize("preset", PRESETS)
 def test_a_resampled_world_looks_the_same_to_the_seat(preset: str) -> None:
     game = load(preset=preset)
@@ -184,9 +190,7 @@ def test_a_resampled_world_looks_the_same_to_the_seat(preset: str) -> None:
         assert other.observation_string(seat) == state.observation_string(seat)
         assert other.legal_actions() == state.legal_actions()
         assert len(other.history()) == len(state.history())
-        hidden = [h for s, h in enumerate(state.table.hand.holdings) if s != seat]  # type: ignore[union-attr]
-        drawn = [h for s, h in enumerate(other.table.hand.holdings) if s != seat]  # type: ignore[union-attr]
-        moved += hidden != drawn
+        moved += hidden_cards(state, seat) != hidden_cards(other, seat)
     assert moved >= 3  # the hidden cards were really drawn again
 
 
