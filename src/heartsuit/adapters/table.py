@@ -29,6 +29,7 @@ from typing import Any, TypeVar
 
 from heartsuit.cards import Card, Suit
 from heartsuit.hearts import Hand, Pass, Phase, Play, Rules, RulesError, SeatView
+from heartsuit.hearts.facts import facts
 from heartsuit.hearts.rules import PRESET_NAMES, PassDirection
 
 __all__ = [
@@ -75,7 +76,21 @@ RETURNS = ("openspiel", "negated")
 
 def card_id(card: Card) -> int:
     """The card's number, 0..51 (2♣ 0, 2♦ 1, 2♥ 2, 2♠ 3, 3♣ 4, …, A♠ 51)."""
+    known = _KNOWN.get(id(card))
+    if known is not None and known[0] is card:
+        return known[1]
     return (card.rank - 2) * 4 + _SUIT_INDEX[card.suit]
+
+
+# the engine hands out its deck's own Card values (facts.py): their numbers by id(), without
+# hashing a card each time; the entries keep the cards alive, so an id stays its card's
+_KNOWN: dict[int, tuple[Card, int]] = {}
+
+
+def _remember(rules: Rules) -> None:
+    for card in facts(rules).deck:
+        if id(card) not in _KNOWN:
+            _KNOWN[id(card)] = (card, (card.rank - 2) * 4 + _SUIT_INDEX[card.suit])
 
 
 def hand_rules(preset: str, options: Mapping[str, Any]) -> Rules:
@@ -142,6 +157,8 @@ class Table:
         self.hand: Hand | None = None
         self.picks: list[list[int]] = [[] for _ in range(rules.players)]
         self.deck_counts = _counts(rules.deck())
+        self.undealt = dict(sorted(self.deck_counts.items()))  # card number: copies not dealt
+        _remember(rules)
 
     @classmethod
     def from_hand(cls, hand: Hand) -> Table:
@@ -161,6 +178,7 @@ class Table:
         other.dealt = list(self.dealt)
         other.picks = [list(p) for p in self.picks]
         other.deck_counts = self.deck_counts
+        other.undealt = dict(self.undealt)
         hand = self.hand
         if hand is not None:
             copied = Hand.from_cards(
@@ -188,16 +206,24 @@ class Table:
             cycle = Counter(_DIRECTION_ID[d] for d in self.rules.pass_cycle)
             size = sum(cycle.values())
             return [(a, n / size) for a, n in sorted(cycle.items())]
-        left = self.deck_counts - Counter(self.dealt)
-        remaining = sum(left.values())
-        return [(a, n / remaining) for a, n in sorted(left.items())]
+        remaining = len(self.rules.deck()) - len(self.dealt)
+        return [(a, n / remaining) for a, n in self.undealt.items()]
 
     def apply_chance(self, action: int) -> None:
-        if not any(a == action for a, _ in self.chance_outcomes()):
-            raise ValueError(f"{action} is not a possible outcome of this chance node")
+        if self.hand is not None:
+            raise ValueError("no chance node now: the deal is done")
         if self.direction is None:
+            if not any(a == action for a, _ in self.chance_outcomes()):
+                raise ValueError(f"{action} is not a pass direction of these rules")
             self.direction = DIRECTIONS[action]
             return
+        left = self.undealt.get(action)
+        if left is None:
+            raise ValueError(f"{action} is not an undealt card")
+        if left == 1:
+            del self.undealt[action]
+        else:
+            self.undealt[action] = left - 1
         self.dealt.append(action)
         if len(self.dealt) == len(self.rules.deck()):
             n, size = self.players, self.rules.hand_size()
@@ -335,6 +361,8 @@ class Encoding:
         self.observation_size = n + 4 + 3 + 4 * NUM_CARDS + n * NUM_CARDS + n + NUM_CARDS + 2 * n
         self.trick_size = n + n * NUM_CARDS
         self.information_size = self.observation_size + self.tricks * self.trick_size
+        self.total = rules.total_points() or 1
+        _remember(rules)
 
     # --- vectors ---------------------------------------------------------------------------
 
@@ -385,7 +413,7 @@ class Encoding:
         for c in view.held_over:
             out[at + card_id(c)] += 1.0
         at += NUM_CARDS
-        total = self.rules.total_points() or 1
+        total = self.total
         for s, p in enumerate(view.points_taken):
             out[at + s] = p / total
         at += n
