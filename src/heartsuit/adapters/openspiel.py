@@ -234,11 +234,11 @@ class HeartsObserver:
 
     def set_from(self, state: HeartsState, player: int) -> None:
         args = self._args(state, player)
+        self.tensor.fill(0.0)
         if self.perfect_recall:
-            values = self.encoding.information(*args)
+            self.encoding.information(*args, out=self.tensor)
         else:
-            values = self.encoding.observation(*args)
-        self.tensor[:] = values
+            self.encoding.observation(*args, out=self.tensor)
 
     def string_from(self, state: HeartsState, player: int) -> str:
         return self.encoding.text(*self._args(state, player), history=self.perfect_recall)

@@ -177,12 +177,13 @@ class HeartsEnv(AECEnv):  # type: ignore[misc]
         table = self._table()
         seat = self._seat[agent]
         vector = self.encoding.observation(
-            seat, table.view(seat), table.own_picks(seat), direction=table.direction
+            seat, table.view(seat), table.own_picks(seat), direction=table.direction,
+            out=np.zeros(self.encoding.observation_size, dtype=np.float32),
         )
         mask = np.zeros(NUM_CARDS, dtype=np.int8)
         for a in table.legal_actions(seat):
             mask[a] = 1
-        return {"observation": np.asarray(vector, dtype=np.float32), "action_mask": mask}
+        return {"observation": vector, "action_mask": mask}
 
     def observation_text(self, agent: str) -> str:
         """The agent's view as text (what ``observe`` encodes)."""

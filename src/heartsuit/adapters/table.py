@@ -25,6 +25,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
 from typing import Any, TypeVar
 
 from heartsuit.cards import Card, Suit
@@ -87,6 +88,7 @@ def card_id(card: Card) -> int:
 _KNOWN: dict[int, tuple[Card, int]] = {}
 
 
+@lru_cache(maxsize=64)
 def _remember(rules: Rules) -> None:
     for card in facts(rules).deck:
         if id(card) not in _KNOWN:
@@ -140,6 +142,12 @@ def _counts(cards: Sequence[Card]) -> Counter[int]:
     return Counter(card_id(c) for c in cards)
 
 
+@lru_cache(maxsize=64)
+def _deck_counts(rules: Rules) -> Counter[int]:
+    # shared by every table of these rules: read, never changed
+    return _counts(rules.deck())
+
+
 class Table:
     """One hand, one action at a time: chance draws the pass direction (when the rules pass
     and none is fixed) and deals card by card; seats pick their passes card by card; then they
@@ -156,7 +164,7 @@ class Table:
         self.dealt: list[int] = []
         self.hand: Hand | None = None
         self.picks: list[list[int]] = [[] for _ in range(rules.players)]
-        self.deck_counts = _counts(rules.deck())
+        self.deck_counts = _deck_counts(rules)
         self.undealt = dict(sorted(self.deck_counts.items()))  # card number: copies not dealt
         _remember(rules)
 
@@ -368,12 +376,15 @@ class Encoding:
 
     def observation(
         self, seat: int, view: SeatView | None, picks: Sequence[int] = (),
-        dealt: Sequence[int] = (), direction: PassDirection | None = None,
-    ) -> list[float]:
+        dealt: Sequence[int] = (), direction: PassDirection | None = None, *, out: Any = None,
+    ) -> Any:
         """The observation vector; ``view`` None while chance deals (then ``dealt`` are the
-        seat's cards so far and ``direction`` the pass, if drawn)."""
+        seat's cards so far and ``direction`` the pass, if drawn). Written into ``out`` when
+        given (zeros, at least ``observation_size`` long, such as a numpy array), which is
+        returned; else into a new list."""
         n = self.players
-        out = [0.0] * self.observation_size
+        if out is None:
+            out = [0.0] * self.observation_size
         out[seat] = 1.0
         at = n
         shown = view.pass_direction if view is not None else direction
@@ -423,11 +434,13 @@ class Encoding:
 
     def information(
         self, seat: int, view: SeatView | None, picks: Sequence[int] = (),
-        dealt: Sequence[int] = (), direction: PassDirection | None = None,
-    ) -> list[float]:
-        """The information-state vector (the observation, then the hand's tricks so far)."""
-        out = self.observation(seat, view, picks, dealt, direction)
-        out.extend([0.0] * (self.information_size - self.observation_size))
+        dealt: Sequence[int] = (), direction: PassDirection | None = None, *, out: Any = None,
+    ) -> Any:
+        """The information-state vector (the observation, then the hand's tricks so far);
+        ``out`` as for :meth:`observation`, ``information_size`` long."""
+        if out is None:
+            out = [0.0] * self.information_size
+        self.observation(seat, view, picks, dealt, direction, out=out)
         if view is None:
             return out
         trick = view.trick
