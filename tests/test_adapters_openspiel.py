@@ -174,13 +174,15 @@ def hidden_cards(state: HeartsState, seat: int) -> list[object]:
 
 @pytest.mark.parametrize("preset", PRESETS)
 def test_a_resampled_world_looks_the_same_to_the_seat(preset: str) -> None:
+    # at every decision of a random hand: a world drawn for the seat to act is one it cannot
+    # tell apart (same information state, observation and legal actions), with other cards
+    # elsewhere; in Cancellation the other copy of the opening 2♣ must not land before the
+    # seat that led it, and a card must be played by the same seat in the drawn world
     game = load(preset=preset)
     rng = random.Random(preset)
-    moved = 0
-    for stop in (0, 2, 9, 25, 40):
-        state = play_randomly(game.new_initial_state(), rng, stop=stop)
-        if state.is_terminal():
-            continue
+    state = play_randomly(game.new_initial_state(), rng, stop=0)
+    decisions = moved = 0
+    while not state.is_terminal():
         seat = state.current_player()
         other: HeartsState = state.resample_from_infostate(
             seat, pyspiel.UniformProbabilitySampler(0.0, 1.0)
@@ -193,7 +195,22 @@ def test_a_resampled_world_looks_the_same_to_the_seat(preset: str) -> None:
         assert other.legal_actions() == state.legal_actions()
         assert len(other.history()) == len(state.history())
         moved += hidden_cards(state, seat) != hidden_cards(other, seat)
-    assert moved >= 3  # the hidden cards were really drawn again
+        decisions += 1
+        state.apply_action(rng.choice(state.legal_actions()))
+    assert moved >= decisions * 3 // 4  # the hidden cards were really drawn again
+
+
+def test_with_two_packs_a_resampled_world_keeps_the_opening_lead() -> None:
+    # the first seat in seat order holding a 2♣ leads it: a world giving the other 2♣ to an
+    # earlier seat would replay the same card numbers with another seat leading
+    game = load(preset="cancellation")
+    for k in range(15):
+        rng = random.Random(k)
+        state = play_randomly(game.new_initial_state(), rng, stop=1)
+        seat = state.current_player()
+        other = state.resample_from_infostate(seat, pyspiel.UniformProbabilitySampler(0.0, 1.0))
+        assert other.information_state_string(seat) == state.information_state_string(seat)
+        assert other.table.hand.tricks == () and other.table.hand.trick == state.table.hand.trick
 
 
 def test_ismcts_plays_through_the_adapter() -> None:

@@ -189,11 +189,16 @@ class HeartsState(pyspiel.State):  # type: ignore[misc]
         (:func:`~heartsuit.adapters.table.resample_actions`); for ISMCTS."""
         rng = random.Random(int(float(probability_sampler()) * 2**53))
         game = self.get_game()
+        seen = self.information_state_string(player_id)
 
         def build(actions: list[int]) -> HeartsState:
             state = game.new_initial_state()
             for action in actions:
                 state.apply_action(action)
+            # an action is a card without its seat: a world where other seats took the same
+            # cards (two packs) replays, but the seat would tell it apart
+            if state.information_state_string(player_id) != seen:
+                raise ValueError("the drawn world looks different to the seat")
             return state  # type: ignore[no-any-return]
 
         state: HeartsState = resample_actions(

@@ -513,9 +513,12 @@ def resample_actions(
 
     Hidden cards are drawn at random among the cards ``seat`` has not seen, keeping what the
     seat knows: its own cards, its pass (held by the receiver until played), what it received
-    (from the passer), every card played and by whom, and each suit a seat has shown it lacks.
+    (from the passer), every card played and by whom, each suit a seat has shown it lacks,
+    and the first lead (nobody held a lower club; no seat before the leader held that card).
     A world that still breaks a rule (a seat that led hearts before they were broken holding
-    another suit, say) is refused by ``build`` and drawn again.
+    another suit, say) is refused by ``build`` and drawn again; so is one whose actions, card
+    numbers without seats, would be taken by other seats than in ``table``, which ``build``
+    must check (the OpenSpiel adapter compares the seat's information state).
     """
     last: ValueError | None = None
     for _ in range(tries):
@@ -565,6 +568,16 @@ def _draw_world(table: Table, seat: int, rng: random.Random) -> list[int] | None
             for s, c in r.plays[1:]:
                 if _SUIT_INDEX[c.suit] != led:
                     voids[s].add(led)
+    # the first card led is the lowest club held when play began, by the first seat in seat
+    # order holding it: nobody held a lower club, and no seat before the leader held that card
+    forbidden: list[set[int]] = [set() for _ in range(n)]
+    if records and records[0].plays:
+        leader, first = records[0].plays[0]
+        opening = card_id(first)
+        if opening % 4 == 0:
+            lower = set(range(0, opening, 4))
+            for s in range(n):
+                forbidden[s] = lower | ({opening} if s < leader else set())
     known_kitty = _counts(view.kitty)
     pool_counts = table.deck_counts - own_now - known_kitty
     for s in range(n):
@@ -576,11 +589,15 @@ def _draw_world(table: Table, seat: int, rng: random.Random) -> list[int] | None
     if sum(capacity) + kitty_left != len(pool) or min(capacity) < 0:
         return None
     rng.shuffle(pool)
-    pool.sort(key=lambda a: sum(1 for s in range(n) if a % 4 in voids[s]), reverse=True)
+
+    def barred(a: int, s: int) -> bool:
+        return a % 4 in voids[s] or a in forbidden[s]
+
+    pool.sort(key=lambda a: sum(1 for s in range(n) if barred(a, s)), reverse=True)
     assigned: list[Counter[int]] = [Counter() for _ in range(n)]
     kitty = list(known_kitty.elements())
     for a in pool:
-        options = [s for s in range(n) if capacity[s] > 0 and a % 4 not in voids[s]]
+        options = [s for s in range(n) if capacity[s] > 0 and not barred(a, s)]
         weights = [capacity[s] for s in options]
         if kitty_left:
             options.append(-1)
