@@ -9,7 +9,9 @@ median over the runs (min and max beside it) in hands and actions per CPU second
 - ``openspiel hearts``: OpenSpiel's Hearts (C++), driven from Python like the adapter;
 - ``adapter standard`` …: ``python_heartsuit_hearts`` through pyspiel, for some presets;
 - ``pettingzoo standard`` …: the AEC environment, ``agent_iter``/``last``/``step`` with the
-  action mask (observations built at every step, as a learner would read them).
+  action mask (observations built at every step, as a learner would read them);
+- ``resample …``: ``resample_from_infostate`` (what ISMCTS calls at every simulation) for the
+  seat to act after 30 actions of a hand, in milliseconds.
 
 Both OpenSpiel games pass cards (three per seat, one at a time). Needs the optional extras.
 """
@@ -98,6 +100,25 @@ def main() -> None:
         e = env(preset)
         measure(f"pettingzoo {preset}", lambda e=e: pettingzoo_hand(e, rng, next(seeds)),
                 args.runs, args.seconds)
+    for preset in ("standard", "black-maria", "cancellation"):
+        state = pyspiel.load_game("python_heartsuit_hearts", {"preset": preset}).new_initial_state()
+        played = 0
+        while played < 30:
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes(), strict=True)
+                state.apply_action(rng.choices(outcomes, probs)[0])
+            else:
+                state.apply_action(rng.choice(state.legal_actions()))
+                played += 1
+        seat, sampler = state.current_player(), pyspiel.UniformProbabilitySampler(0.0, 1.0)
+        times = []
+        for _ in range(args.runs):
+            start = time.process_time()
+            for _ in range(20):
+                state.resample_from_infostate(seat, sampler)
+            times.append((time.process_time() - start) / 20 * 1000)
+        print(f"resample {preset:<17} median {statistics.median(times):>8.1f} ms"
+              f"   (min {min(times):.1f}, max {max(times):.1f}, {args.runs} runs of 20)")
 
 
 if __name__ == "__main__":
