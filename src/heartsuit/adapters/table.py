@@ -175,6 +175,7 @@ class Table:
             raise ValueError("a table starts from a hand nobody has acted in yet")
         table = cls(hand.rules, hand.pass_direction)
         table.hand = hand
+        table.undealt = {}
         return table
 
     def copy(self) -> Table:
