@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+import tests.adapters_support  # noqa: F401  (OpenSpiel's algorithms, safely under pytest)
+
 DOC = Path(__file__).resolve().parent.parent / "docs" / "adapters.md"
 
 

@@ -14,6 +14,7 @@ import heartsuit.adapters.openspiel  # noqa: F401  (registers the game)
 from heartsuit.adapters.openspiel import GAME_NAME, HeartsState
 from heartsuit.adapters.table import CARDS, card_id
 from heartsuit.hearts.rules import PRESET_NAMES
+from tests.adapters_support import ismcts, mcts
 
 PRESETS = list(PRESET_NAMES)
 
@@ -214,8 +215,6 @@ def test_with_two_packs_a_resampled_world_keeps_the_opening_lead() -> None:
 
 
 def test_ismcts_plays_through_the_adapter() -> None:
-    from open_spiel.python.algorithms import ismcts, mcts
-
     game = load(preset="black-maria")
     rs = np.random.RandomState(4)
     bot = ismcts.ISMCTSBot(
