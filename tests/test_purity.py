@@ -57,3 +57,46 @@ def test_only_the_arena_and_the_cli_show_progress_bars() -> None:
         assert not {n for n in names if n == "tqdm" or n.startswith("tqdm.")}, path.name
         assert not {n for n in names if n.startswith("heartsuit.hearts.bots.arena")}, path.name
     assert not (SRC / "hearts" / "arena.py").exists()  # the arena lives in bots/
+
+
+# the research adapters' libraries (heartsuit[openspiel], heartsuit[pettingzoo]) are optional
+ADAPTER_LIBRARIES = {"pyspiel", "open_spiel", "pettingzoo", "gymnasium", "numpy"}
+
+
+def _imports_any(path: Path, names: set[str]) -> set[str]:
+    return {
+        name for name in imported_modules(path)
+        if any(name == f or name.startswith(f + ".") for f in names)
+    }
+
+
+@pytest.mark.parametrize("path", PURE_FILES, ids=lambda p: str(p.relative_to(SRC)))
+def test_rules_core_imports_no_adapter_or_its_libraries(path: Path) -> None:
+    bad = _imports_any(path, ADAPTER_LIBRARIES | {"heartsuit.adapters"})
+    assert not bad, f"{path.name} imports {sorted(bad)}"
+
+
+def test_only_the_adapters_import_their_libraries() -> None:
+    # the site, the command line and the bots run without the optional extras installed;
+    # of the adapters, only the OpenSpiel and PettingZoo modules themselves need them
+    adapters = SRC / "adapters"
+    outside = [p for p in SRC.rglob("*.py") if adapters not in p.parents]
+    assert SRC / "cli" / "__init__.py" in outside and SRC / "server" / "app.py" in outside
+    for path in [*outside, adapters / "__init__.py", adapters / "table.py"]:
+        assert not _imports_any(path, ADAPTER_LIBRARIES), path.relative_to(SRC)
+    users = {p.name for p in adapters.glob("*.py") if _imports_any(p, ADAPTER_LIBRARIES)}
+    assert users == {"openspiel.py", "pettingzoo.py"}
+
+
+def test_importing_the_library_loads_no_adapter_library() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, heartsuit.hearts, heartsuit.solitaire, heartsuit.cli, heartsuit.server.app, "
+        "heartsuit.adapters.table; "
+        f"print(sorted(m for m in {sorted(ADAPTER_LIBRARIES)!r} if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=SRC.parent.parent)
+    assert out.stdout.strip() == "[]"

@@ -121,7 +121,7 @@ def test_a_deal_stuck_at_the_deal_offers_other_deals_not_a_disabled_undo(
     open_game(page, server.url, f"?code={STUCK}&lang={lang}")
     dialog = page.locator('[data-dialog="dead_deal"]')
     dialog.wait_for(state="visible")
-    title = {"id": "Kartu ini tidak bisa dimainkan", "en": "This deal cannot be played"}
+    title = {"id": "Susunan ini tidak bisa dimainkan", "en": "This deal cannot be played"}
     assert dialog.locator("h2").inner_text() == title[lang]
     assert not dialog.locator("[data-dialog-undo]").is_visible()
     assert dialog.locator("[data-dialog-winnable]").is_visible()
