@@ -329,7 +329,9 @@ for (const button of document.querySelectorAll('[data-action="undo"]')) {
 for (const button of document.querySelectorAll('[data-action="new"]')) {
   button.addEventListener("click", askNewGame);
 }
-root.querySelector('[data-action="restart"]').addEventListener("click", restart);
+for (const button of document.querySelectorAll('[data-action="restart"]')) {
+  button.addEventListener("click", restart);
+}
 for (const button of document.querySelectorAll("[data-confirm-leave]")) {
   button.addEventListener("click", () => confirmLeave().catch(report));
 }
@@ -438,4 +440,5 @@ document.addEventListener("keydown", (event) => {
   if (key === "s") tap("stock");
   else if (key === "w" && game && game.waste_top) tap("waste");
   else if (key === "n") askNewGame();
+  else if (key === "r") restart();
 });
