@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 import pty
 import re
 import select
+import signal
 import sys
 import time
 from collections.abc import Sequence
@@ -81,8 +83,8 @@ def test_the_end_of_the_input_or_q_says_goodbye(text: str) -> None:
 
 
 def _run_in_a_terminal(args: Sequence[str], prompt: bytes, env: dict[str, str]) -> bytes:
-    """Start ``heartsuit *args`` on a pseudo-terminal, press Ctrl+C at ``prompt``, return all
-    it wrote."""
+    """Start ``heartsuit *args`` on a pseudo-terminal, interrupt it at ``prompt`` as Ctrl+C does
+    (SIGINT to the game), return all it wrote. A game that does not end is killed."""
     pid, fd = pty.fork()
     if pid == 0:  # the child: the game, on the terminal
         os.chdir(ROOT)
@@ -90,25 +92,35 @@ def _run_in_a_terminal(args: Sequence[str], prompt: bytes, env: dict[str, str]) 
     output = b""
     deadline = time.monotonic() + 60
     sent = False
+    status = None
     try:
         while time.monotonic() < deadline:
-            ready, _, _ = select.select([fd], [], [], 0.5)
+            ready, _, _ = select.select([fd], [], [], 0.2)
             if fd in ready:
                 try:
                     chunk = os.read(fd, 65536)
                 except OSError:  # the game ended and closed the terminal
-                    break
-                if not chunk:
-                    break
+                    chunk = b""
                 output += chunk
             if not sent and prompt in output:
-                os.write(fd, b"\x03")  # Ctrl+C: the terminal sends SIGINT
+                os.kill(pid, signal.SIGINT)
                 sent = True
-        assert sent, output.decode(errors="replace")
+            done, code = os.waitpid(pid, os.WNOHANG)
+            if done:
+                status = code
+                break
     finally:
-        _, status = os.waitpid(pid, 0)
+        if status is None:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        with contextlib.suppress(OSError):
+            while chunk := os.read(fd, 65536):
+                output += chunk
         os.close(fd)
-    assert os.waitstatus_to_exitcode(status) == 0, output.decode(errors="replace")
+    text = output.decode(errors="replace")
+    assert sent, text
+    assert status is not None, f"still running a minute later: {text}"
+    assert os.waitstatus_to_exitcode(status) == 0, text
     return output
 
 
