@@ -180,7 +180,7 @@ def test_the_terminal_asks_the_shooter_how_the_moon_scores(answer: str, points: 
     script = "1 2 3\n" + "".join(f"{code}\n" for code in mine) + "3\n" + answer + "q\n"
     out = io.StringIO()
     terminal = Terminal(rules, seed, io.StringIO(script), out,
-                        bots=lambda level, s: FirstCardsLowPlayer())
+                        bots=lambda level, s: FirstCardsLowPlayer(), lang="en")
     assert terminal.run() == 0
     text = out.getvalue()
     assert "You shot the moon! Choose how it scores:" in text
@@ -200,5 +200,7 @@ def test_the_moon_option_is_a_command_line_flag(
     assert refused.value.code == 2
     assert "invalid choice: 'sideways'" in capsys.readouterr().err
     monkeypatch.setattr("sys.stdin", io.StringIO("q\n"))
-    assert main(["hearts", "play", "--seed", "5", "--moon", "shooter_chooses"]) == 0
-    assert "Whoever shoots the moon chooses how it scores." in capsys.readouterr().out
+    command = ["hearts", "play", "--seed", "5", "--moon", "shooter_chooses", "--lang", "en"]
+    assert main(command) == 0
+    said = " ".join(capsys.readouterr().out.split())  # lines are wrapped at the terminal's width
+    assert "Whoever shoots the moon chooses how it scores." in said

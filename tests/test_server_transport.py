@@ -102,8 +102,14 @@ def _stall(port: int) -> socket.socket:
 def test_a_websocket_whose_reader_stopped_is_dropped(tmp_path: Path) -> None:
     with server_process(tmp_path, ws_send_buffer_bytes=4096, ws_send_stall_s=1.0) as server:
         sock = _stall(server.port)
-        assert _closed(sock, 20)
+        # wait for the server to give up on the socket without reading from it: reading would
+        # drain the buffers and so end the stall (on a busy machine the server may take longer
+        # than _stall's pause to fill them)
+        deadline = time.monotonic() + 30
+        while "reader stopped reading" not in server.output() and time.monotonic() < deadline:
+            time.sleep(0.2)
         assert "reader stopped reading" in server.output()
+        assert _closed(sock, 20)
 
 
 def test_shutdown_ends_even_with_stalled_readers(tmp_path: Path) -> None:

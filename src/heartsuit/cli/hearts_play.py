@@ -440,7 +440,9 @@ def register(commands: Any) -> None:
         "--moon",
         choices=MOON_OPTIONS,
         default=None,
-        help="how a moon scores (shooter_chooses: the shooter is asked)",
+        metavar="MOON",
+        help="how a moon scores: others_plus_26, self_minus_26 or shooter_chooses (the "
+        "shooter is asked)",
     )
     parser.add_argument(
         "--lang", choices=LANGUAGES, default=None,
