@@ -56,12 +56,15 @@ class Step:
 
 @dataclass(eq=False)
 class _Write:
+    #: the steps that have rows (a step without rows writes nothing)
     steps: tuple[Step, ...]
     done: asyncio.Future[None]
+    #: which statements, in order: writes of one shape are written together
+    shape: tuple[int, ...] = ()
 
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return tuple(id(step.statement) for step in self.steps if step.rows)
+    def __post_init__(self) -> None:
+        self.steps = tuple(step for step in self.steps if step.rows)
+        self.shape = tuple(id(step.statement) for step in self.steps)
 
 
 async def _run(conn: AsyncConnection, steps: Sequence[Step]) -> None:
@@ -72,14 +75,9 @@ async def _run(conn: AsyncConnection, steps: Sequence[Step]) -> None:
 
 async def _run_many(conn: AsyncConnection, group: list[_Write]) -> None:
     """Writes of one shape: each step once, with the rows of every write in their order."""
-    steps = [step for step in group[0].steps if step.rows]
-    for index, step in enumerate(steps):
-        rows = [row for write in group for row in _nonempty(write.steps)[index].rows]
+    for index, step in enumerate(group[0].steps):
+        rows = [row for write in group for row in write.steps[index].rows]
         await conn.execute(step.statement, rows)
-
-
-def _nonempty(steps: Sequence[Step]) -> list[Step]:
-    return [step for step in steps if step.rows]
 
 
 def _same_shape(batch: list[_Write]) -> list[list[_Write]]:

@@ -278,7 +278,7 @@ def _shared(live: LiveTable) -> dict[str, str]:
     }
     return {
         **view_parts,
-        "view.order": ",".join(base),
+        "view.order": ",".join(base),  # the field order of SeatView.to_dict()
         "type": _json("hearts.state"),
         "awaiting": _json(awaiting),
         # any seat's view with its private fields removed: seat 0's, as table_state does
