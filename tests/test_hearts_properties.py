@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from heartsuit.cards import Card
 from heartsuit.hearts import Hand, Match, Rules
+from heartsuit.hearts.actions import Moon
 from heartsuit.hearts.rules import PRESET_NAMES
 from heartsuit.hearts.scoring import moon_shooter
 from heartsuit.shuffle import Rng
@@ -123,6 +124,10 @@ def expected_sums(rules: Rules, hand: Hand) -> set[int]:
 def test_random_hands_keep_cards_points_and_replay(rules: Rules, seed: int, choices: int) -> None:
     hand = Hand.deal(rules, seed, hand_number=choices % 4)
     play_hand(hand, Rng(choices), views=True)
+    if hand.phase == "moon":
+        # moon="shooter_chooses": the seat that took every penalty card chooses how it scores
+        shooter = hand.awaiting()[0]
+        hand.apply(Moon(shooter, hand.best_moon_choice()))
     assert hand.phase == "done" and hand.held_over == () and hand.kitty_taker is not None
     points = hand.points()
     plain = rules.total_points() + (-10 if rules.jack_of_diamonds else 0)
@@ -143,7 +148,8 @@ def test_random_matches_end_and_replay(rules: Rules, seed: int, choices: int) ->
     rng = Rng(choices)
     play_match(match, rng)
     assert match.is_over and match.winners
-    assert max(match.scores) >= 60 and all(match.scores[w] == min(match.scores)
-                                           for w in match.winners)
+    assert max(match.scores) >= 60 and all(
+        match.scores[w] == min(match.scores) for w in match.winners
+    )
     copy = Match.from_dict(match.to_dict())
     assert copy.to_dict() == match.to_dict() and copy.scores == match.scores

@@ -53,10 +53,33 @@ class RulesFacts:
     # the Play action and the Played event of each (seat, position): values, made once
     plays: tuple[tuple[Play, ...], ...]
     played: tuple[tuple[Played, ...], ...]
+    deal_label: str  # rules.deal_label(), the label of this deck's deal seeds
+    hand_size: int  # rules.hand_size()
+    # one pack and no cancellation: every card is unique and the highest of the led suit wins,
+    # which the engine's quick paths assume (the general ones cover every rule set)
+    simple: bool
+
+
+# the facts of the rules objects seen last, by id(): found without hashing the rules (a Rules
+# hash is a Python-level hash of every field); each entry keeps its rules alive, so its id
+# stays that object's
+_RECENT: dict[int, tuple[Rules, RulesFacts]] = {}
+
+
+def facts(rules: Rules) -> RulesFacts:
+    """The tables of ``rules`` (equal rules share them)."""
+    hit = _RECENT.get(id(rules))
+    if hit is not None and hit[0] is rules:
+        return hit[1]
+    table = _facts(rules)
+    if len(_RECENT) >= 64:
+        _RECENT.clear()
+    _RECENT[id(rules)] = (rules, table)
+    return table
 
 
 @lru_cache(maxsize=64)
-def facts(rules: Rules) -> RulesFacts:
+def _facts(rules: Rules) -> RulesFacts:
     deck = rules.deck()
     by_card: dict[Card, int] = {}
     for position, card in enumerate(deck):
@@ -83,4 +106,7 @@ def facts(rules: Rules) -> RulesFacts:
         bonus=any(p < 0 for p in points),
         plays=tuple(tuple(Play(s, deck[p]) for p in positions) for s in range(rules.players)),
         played=tuple(tuple(Played(s, deck[p]) for p in positions) for s in range(rules.players)),
+        deal_label=rules.deal_label(),
+        hand_size=rules.hand_size(),
+        simple=rules.packs == 1 and not rules.cancellation,
     )

@@ -32,8 +32,8 @@ from heartsuit.hearts.actions import (
 from heartsuit.hearts.deal import (
     DealError,
     check_direction,
-    deal_positions,
     deal_seed,
+    shuffled_positions,
     sort_key,
 )
 from heartsuit.hearts.events import (
@@ -52,12 +52,13 @@ from heartsuit.hearts.hand_state import (
     OpenTrick,
     Phase,
     Reason,
+    TrickFields,
     cancelled_indices,
 )
 from heartsuit.hearts.legal import legal_positions
 from heartsuit.hearts.rules import HOLD, PassDirection, Rules
 from heartsuit.hearts.scoring import best_moon_choice, moon_options, points_from, shooter_of
-from heartsuit.hearts.view import PhaseName, SeatView, TrickRecord
+from heartsuit.hearts.view import PhaseName, SeatView
 
 __all__ = ["DealError", "Hand", "IllegalMove", "Phase", "Reason", "deal_seed", "sort_key"]
 
@@ -105,9 +106,12 @@ class Hand(HandState):
         if len(totals) != rules.players:
             raise DealError(f"scores need one total per seat ({rules.players}), not {totals}")
         table = facts(rules)
-        canon, order = table.canon, table.display.__getitem__
-        positions = [canon[p] for p in deal_positions(rules, seed, hand_number)]
-        size = rules.hand_size()
+        # deal_positions, with the label and size kept in the facts
+        positions = shuffled_positions(table.deal_label, len(table.deck), seed, hand_number)
+        if not table.simple:
+            canon = table.canon
+            positions = [canon[p] for p in positions]
+        size, order = table.hand_size, table.display.__getitem__
         holdings = [
             sorted(positions[k * size : (k + 1) * size], key=order) for k in range(rules.players)
         ]
@@ -248,6 +252,14 @@ class Hand(HandState):
         self._trick = OpenTrick(leader, [], [])
         self._turn = leader
         self._legal = None
+        if self._facts.simple:
+            split = []
+            for held in self._holdings:
+                mine: list[list[int]] = [[], [], [], []]
+                for p in held:
+                    mine[suit[p]].append(p)
+                split.append(mine)
+            self._suits = split
 
     # --- playing ---------------------------------------------------------------------------
 
@@ -284,11 +296,26 @@ class Hand(HandState):
         """The legal cards (positions) of the seat to play, kept until the next play."""
         legal = self._legal
         if legal is None:
-            assert self._trick is not None and self._turn is not None
+            turn, trick, suits = self._turn, self._trick, self._suits
+            assert trick is not None and turn is not None
+            if suits is not None and self._tricks:
+                # simple rules after the first trick (what legal_positions does then): the led
+                # suit when the seat holds it, else any card; a lead may be a heart once hearts
+                # are broken or when the seat holds nothing else. The list is the hand's own
+                # (or its suit's): never handed out, and dropped at the next play
+                mine = suits[turn]
+                if trick.positions:
+                    legal = mine[self._facts.suit[trick.positions[0]]] or self._holdings[turn]
+                elif self._hearts_broken or not (mine[0] or mine[1] or mine[2]):
+                    legal = self._holdings[turn]
+                else:
+                    legal = mine[0] + mine[1] + mine[2]
+                self._legal = legal
+                return legal
             legal = self._legal = legal_positions(
                 self._facts,
-                self._holdings[self._turn],
-                self._trick.positions,
+                self._holdings[turn],
+                trick.positions,
                 not self._tricks,
                 self._opening_position,
                 self._hearts_broken,
@@ -347,28 +374,27 @@ class Hand(HandState):
         turn = self._turn
         if turn is None or seat != turn or not (seat.__class__ is int or self._seat_ok(seat)):
             return []
-        deck = self._facts.deck
-        return [deck[p] for p in self._legal_now()]
+        return list(map(self._facts.deck.__getitem__, self._legal or self._legal_now()))
 
     def _play(self, seat: int, card: Card, action: Play | None) -> list[Event]:
         table = self._facts
         position = table.by_id.get(id(card))
         legal = self._legal
         if not (
-            seat == self._turn
-            and seat.__class__ is int
-            and legal is not None
-            and position in legal
+            seat == self._turn and seat.__class__ is int and legal is not None and position in legal
         ):
             # the common case above: a card of this deck, listed a moment ago; else the full look
             position = self._legal_position(seat, card)
             if position is None:
                 raise IllegalMove(*self._explain(seat, card))
         trick = self._trick
-        assert trick is not None
+        assert trick is not None and position is not None
         self._legal = None
         self._holdings[seat].remove(position)
-        trick.plays.append((seat, table.deck[position]))
+        if self._suits is not None:
+            self._suits[seat][table.suit[position]].remove(position)
+        plays = trick.plays
+        plays.append((seat, table.deck[position]))
         trick.positions.append(position)
         if seat.__class__ is int:
             # the same values as Play(seat, card) and Played(seat, card), made once per rules
@@ -380,69 +406,84 @@ class Hand(HandState):
         # any heart played breaks hearts: discarded, or led by a hand holding only hearts
         if table.breaks_hearts[position]:
             self._hearts_broken = True
-        players = self._rules.players
-        if len(trick.plays) == players:
-            record = self._finish_trick()
-            events.append(TrickDone(record.winner, record.points, record.cancelled, record.plays))
-            if self._phase is Phase.DONE:
-                self._shooter = shooter_of(self._facts.total, self._plus)
-                if self._shooter is not None and self._rules.moon == "shooter_chooses":
-                    self._phase = Phase.MOON  # the shooter chooses before the hand is scored
-                else:
-                    events.append(HandDone(self._hand_number, self.points(), self._shooter))
-        else:
-            self._turn = (trick.leader + len(trick.plays)) % players
+        if len(plays) != self._players:
+            self._turn = (trick.leader + len(plays)) % self._players
+            return events
+        done = self._finish_trick()
+        events.append(TrickDone(done[2], done[3], done[4], done[1]))
+        if self._phase is Phase.DONE:
+            self._shooter = shooter_of(table.total, self._plus)
+            if self._shooter is not None and self._rules.moon == "shooter_chooses":
+                self._phase = Phase.MOON  # the shooter chooses before the hand is scored
+            else:
+                events.append(HandDone(self._hand_number, self.points(), self._shooter))
         return events
 
-    def _finish_trick(self) -> TrickRecord:
+    def _finish_trick(self) -> TrickFields:
         assert self._trick is not None
         leader, plays, positions = self._trick.leader, self._trick.plays, self._trick.positions
-        cards = [c for _, c in plays]
-        cancelled = cancelled_indices(self._rules, cards) if self._rules.cancellation else ()
         table = self._facts
         suit, rank = table.suit, table.rank
         led = suit[positions[0]]
-        # the highest uncancelled card of the led suit wins (of two identical ones, the later
-        # seat's: the order of (card, seat) pairs, read by rank as the suit is the same)
-        live = [
-            (rank[p], plays[i][0])
-            for i, p in enumerate(positions)
-            if suit[p] == led and i not in cancelled
-        ]
         last = not any(self._holdings)
         points = sum(map(table.points.__getitem__, positions))
         plus = sum(map(table.positive.__getitem__, positions)) if table.bonus else points
-        if live:
-            winner: int | None = max(live)[1]
-        elif last:
-            # an all-cancelled last trick goes to its leader (Wikipedia "Cancellation Hearts")
-            winner = leader
+        cancelled: tuple[int, ...] = ()
+        if table.simple:
+            # every card differs: the highest card of the led suit wins
+            top = positions[0]
+            for p in positions:
+                if suit[p] == led and rank[p] > rank[top]:
+                    top = p
+            winner: int | None = plays[positions.index(top)][0]
         else:
-            winner = None
+            cards = [c for _, c in plays]
+            cancelled = cancelled_indices(self._rules, cards) if self._rules.cancellation else ()
+            # the highest uncancelled card of the led suit wins (of two identical ones, the
+            # later seat's: the order of (card, seat) pairs, read by rank as the suit is the
+            # same)
+            live = [
+                (rank[p], plays[i][0])
+                for i, p in enumerate(positions)
+                if suit[p] == led and i not in cancelled
+            ]
+            if live:
+                winner = max(live)[1]
+            elif last:
+                # an all-cancelled last trick goes to its leader (Wikipedia "Cancellation
+                # Hearts")
+                winner = leader
+            else:
+                winner = None
         if winner is None:
             # held over: the cards wait for the next trick's winner, and the same seat leads
             # again (pagat "Hearts", two-pack section; bicyclecards "Cancellation Hearts")
-            self._held_over.extend(cards)
+            self._held_over.extend(c for _, c in plays)
             self._held_points += points
             self._held_plus += plus
-            record = TrickRecord(leader, tuple(plays), None, points, cancelled)
-            self._tricks.append(record)
+            held: TrickFields = (leader, tuple(plays), None, points, cancelled)
+            self._tricks.append(held)
             self._trick = OpenTrick(leader, [], [])
             self._turn = leader
-            return record
+            return held
         points += self._held_points
         self._raw[winner] += points
         self._plus[winner] += plus + self._held_plus
-        self._taken[winner].extend(cards + self._held_over)
-        self._held_over, self._held_points, self._held_plus = [], 0, 0
+        self._points_taken[winner] += points
+        taken = self._taken[winner]
+        taken.extend([c for _, c in plays])
+        if self._held_over:
+            taken.extend(self._held_over)
+            self._held_over, self._held_points, self._held_plus = [], 0, 0
         if self._kitty_taker is None:
             # the kitty is added to the first trick (bicyclecards "widow"), so it goes to the
             # first trick's winner, or with a held-over first trick to the next winner
             self._kitty_taker = winner
-            self._taken[winner].extend(self._kitty)
-            self._raw[winner] += sum(map(table.points.__getitem__, self._kitty_positions))
-            self._plus[winner] += sum(map(table.positive.__getitem__, self._kitty_positions))
-        record = TrickRecord(leader, tuple(plays), winner, points, cancelled)
+            if self._kitty:
+                taken.extend(self._kitty)
+                self._raw[winner] += sum(map(table.points.__getitem__, self._kitty_positions))
+                self._plus[winner] += sum(map(table.positive.__getitem__, self._kitty_positions))
+        record: TrickFields = (leader, tuple(plays), winner, points, cancelled)
         self._tricks.append(record)
         if last:
             self._trick = None
@@ -469,8 +510,9 @@ class Hand(HandState):
         if reason is not None:
             raise IllegalMove(reason, message)
         if action.choice not in self.moon_options():
-            raise ActionError(f"a moon choice is 'others_plus_26' or 'self_minus_26', not "
-                              f"{action.choice!r}")
+            raise ActionError(
+                f"a moon choice is 'others_plus_26' or 'self_minus_26', not {action.choice!r}"
+            )
         self._moon_choice = action.choice
         self._phase = Phase.DONE
         self._actions.append(action)
@@ -550,7 +592,7 @@ class Hand(HandState):
             passed=self._passes[seat] or (),
             received=self.received(seat),
             trick=self.trick,
-            tricks=tuple(self._tricks),
+            tricks=self._trick_records(),
             points_taken=self.points_taken(),
             hearts_broken=self._hearts_broken,
             scores=self._scores,
@@ -573,7 +615,7 @@ class Hand(HandState):
             "hand_number": self._hand_number,
             "scores": list(self._scores),
             "pass_direction": str(self._pass_direction),
-            "deal": [[c.code for c in h] for h in self._dealt],
+            "deal": [[c.code for c in h] for h in self.dealt],
             "kitty": [c.code for c in self._kitty],
             "actions": [a.to_dict() for a in self._actions],
         }

@@ -20,7 +20,18 @@ from heartsuit.hearts.facts import RulesFacts, facts
 from heartsuit.hearts.rules import HOLD, PassDirection, Rules
 from heartsuit.hearts.view import TrickRecord
 
-__all__ = ["HandState", "IllegalMove", "OpenTrick", "Phase", "Reason", "cancelled_indices"]
+__all__ = [
+    "HandState",
+    "IllegalMove",
+    "OpenTrick",
+    "Phase",
+    "Reason",
+    "TrickFields",
+    "cancelled_indices",
+]
+
+#: a completed trick's TrickRecord fields: leader, plays, winner, points, cancelled
+TrickFields = tuple[int, tuple[tuple[int, Card], ...], int | None, int, tuple[int, ...]]
 
 
 class Phase(StrEnum):
@@ -110,16 +121,26 @@ class HandState:
         self._hand_number = hand_number
         self._scores = scores
         self._pass_direction = direction
-        self._dealt = tuple(tuple([deck[p] for p in h]) for h in holdings)
-        self._kitty = tuple([deck[p] for p in kitty])
+        # the deal as positions; its cards are made when first read (``dealt``)
+        self._dealt_positions = [tuple(h) for h in holdings]
+        self._dealt: tuple[tuple[Card, ...], ...] | None = None
+        self._kitty = tuple([deck[p] for p in kitty]) if kitty else ()
         self._kitty_positions = kitty
         self._holdings = holdings
+        self._players = rules.players
+        # with simple rules (facts.simple), once the play starts: each seat's cards split by
+        # suit (facts.suit order), kept with the holdings, for listing the legal cards
+        self._suits: list[list[list[int]]] | None = None
         self._passes: list[tuple[Card, ...] | None] = [None] * rules.players
         self._taken: list[list[Card]] = [[] for _ in range(rules.players)]
         # points of the cards each seat took: all of them, and the positive ones (the moon)
         self._raw: list[int] = [0] * rules.players
         self._plus: list[int] = [0] * rules.players
-        self._tricks: list[TrickRecord] = []
+        # the completed tricks as (leader, plays, winner, points, cancelled), the fields of
+        # their TrickRecord values, which are made when first read (_records)
+        self._tricks: list[TrickFields] = []
+        self._records: list[TrickRecord] = []
+        self._points_taken = [0] * rules.players  # what points_taken() adds up, kept per trick
         self._trick: OpenTrick | None = None
         self._turn: int | None = None  # the seat to play, kept with the trick
         self._legal: list[int] | None = None  # the seat to play's legal cards, once listed
@@ -161,7 +182,11 @@ class HandState:
     @property
     def dealt(self) -> tuple[tuple[Card, ...], ...]:
         """Each seat's cards as dealt, before the pass (sorted for display)."""
-        return self._dealt
+        dealt = self._dealt
+        if dealt is None:
+            deck = self._facts.deck
+            dealt = self._dealt = tuple(tuple([deck[p] for p in h]) for h in self._dealt_positions)
+        return dealt
 
     @property
     def kitty(self) -> tuple[Card, ...]:
@@ -195,7 +220,13 @@ class HandState:
     @property
     def tricks(self) -> tuple[TrickRecord, ...]:
         """The completed tricks in order, held-over ones included."""
-        return tuple(self._tricks)
+        return self._trick_records()
+
+    def _trick_records(self) -> tuple[TrickRecord, ...]:
+        records, fields = self._records, self._tricks
+        if len(records) < len(fields):
+            records.extend([TrickRecord(*f) for f in fields[len(records) :]])
+        return tuple(records)
 
     @property
     def trick(self) -> TrickRecord | None:
@@ -276,15 +307,13 @@ class HandState:
 
     def points_taken(self) -> tuple[int, ...]:
         """Penalty points taken so far per seat, from won tricks (the kitty not included)."""
-        out = [0] * self._rules.players
-        for trick in self._tricks:
-            if trick.winner is not None:
-                out[trick.winner] += trick.points
-        return tuple(out)
+        return tuple(self._points_taken)
 
     def _seat_ok(self, seat: object) -> bool:
-        return isinstance(seat, int) and not isinstance(seat, bool) and (
-            0 <= seat < self._rules.players
+        return (
+            isinstance(seat, int)
+            and not isinstance(seat, bool)
+            and (0 <= seat < self._rules.players)
         )
 
 
