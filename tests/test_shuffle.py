@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from heartsuit.shuffle import Rng, derive_seed, shuffled
+from heartsuit.shuffle import GOLDEN_GAMMA, MASK64, Rng, _outputs, derive_seed, shuffled
 
 
 def test_splitmix64_matches_the_reference_implementation() -> None:
@@ -62,6 +62,53 @@ def test_shuffle_positions_are_roughly_uniform() -> None:
     assert len(counts) == 6
     chi2 = sum((c - 1000) ** 2 / 1000 for c in counts.values())
     assert chi2 < 20.5  # p < 0.001 for 5 degrees of freedom
+
+
+def shuffled_by_below(items: list[int], rng: Rng) -> list[int]:
+    # the specification, word for word: for i from len - 1 down to 1, swap i with below(i + 1)
+    out = list(items)
+    for i in range(len(out) - 1, 0, -1):
+        j = rng.below(i + 1)
+        out[i], out[j] = out[j], out[i]
+    return out
+
+
+@given(st.integers(min_value=0, max_value=2**64 - 1), st.integers(min_value=1, max_value=128))
+def test_outputs_side_by_side_are_next64s(state: int, count: int) -> None:
+    rng = Rng(state)
+    assert list(_outputs(state, count)) == [rng.next64() for _ in range(count)]
+
+
+@given(st.integers(min_value=0, max_value=2**64 - 1), st.integers(min_value=0, max_value=140))
+def test_shuffle_makes_the_draws_of_below(seed: int, size: int) -> None:
+    fast, slow = Rng(seed), Rng(seed)
+    assert shuffled(range(size), fast) == shuffled_by_below(list(range(size)), slow)
+    assert fast.state == slow.state
+
+
+def unmix(z: int) -> int:
+    # the state whose SplitMix64 output is z (the finaliser is a bijection of 64-bit words)
+    def unxorshift(v: int, k: int) -> int:
+        x = v
+        for _ in range(64 // k + 1):
+            x = v ^ (x >> k)
+        return x
+
+    z = unxorshift(z, 31)
+    z = unxorshift((z * pow(0x94D049BB133111EB, -1, 1 << 64)) & MASK64, 27)
+    return unxorshift((z * pow(0xBF58476D1CE4E5B9, -1, 1 << 64)) & MASK64, 30)
+
+
+@pytest.mark.parametrize("draw", [0, 5, 49])
+def test_a_rejected_output_is_redrawn_as_below_does(draw: int) -> None:
+    # a state whose output number ``draw`` is 2**64 - 1: below(n) rejects it for every n that
+    # is not a power of two, here n = 52 - draw, and draws again
+    state = (unmix(MASK64) - (draw + 1) * GOLDEN_GAMMA) & MASK64
+    probe = Rng(state)
+    assert [probe.next64() for _ in range(draw + 1)][-1] == MASK64
+    fast, slow = Rng(state), Rng(state)
+    assert shuffled(range(52), fast) == shuffled_by_below(list(range(52)), slow)
+    assert fast.state == slow.state == (state + 52 * GOLDEN_GAMMA) & MASK64
 
 
 PINNED_LARGE = [0xE4D971771B652C20, 0xE99FF867DBF682C9]
