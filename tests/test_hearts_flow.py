@@ -32,6 +32,7 @@ from heartsuit.hearts.events import (
     PassesExchanged,
     Played,
     TrickDone,
+    trick_done,
 )
 from heartsuit.hearts.rules import PRESET_NAMES
 from heartsuit.hearts.scoring import add_hand, moon_shooter
@@ -264,3 +265,14 @@ def test_a_bad_action_in_a_log_says_which_it_was() -> None:
     assert "action 0 of the replay" in "".join(error.value.__notes__)
     with pytest.raises(ActionError):
         Match.from_actions(Rules(), 1, [{"type": "deal"}])
+
+
+def test_the_engines_trick_done_is_the_frozen_value() -> None:
+    # the engine makes its TrickDone events without the dataclass __init__: the same value
+    plays = ((1, C("QS")), (2, C("KD")))
+    made = trick_done(1, 13, (0,), plays)
+    assert made == TrickDone(1, 13, (0,), plays) and type(made) is TrickDone
+    assert hash(made) == hash(TrickDone(1, 13, (0,), plays))
+    assert made.to_dict()["points"] == 13 and repr(made) == repr(TrickDone(1, 13, (0,), plays))
+    with pytest.raises(AttributeError):
+        made.points = 0  # type: ignore[misc]

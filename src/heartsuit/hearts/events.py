@@ -83,6 +83,26 @@ class TrickDone:
         }
 
 
+_new = object.__new__
+_set_winner, _set_points, _set_cancelled, _set_plays = (
+    TrickDone.__dict__[name].__set__ for name in ("winner", "points", "cancelled", "plays")
+)
+
+
+def trick_done(
+    winner: int | None, points: int, cancelled: tuple[int, ...], plays: tuple[tuple[int, Card], ...]
+) -> TrickDone:
+    """``TrickDone(winner, points, cancelled, plays)``, made as the engine makes one per trick:
+    its fields set through their slots, without the frozen class's ``__init__`` (which sets
+    each through ``object.__setattr__``, and took a good part of a trick's time)."""
+    done: TrickDone = _new(TrickDone)
+    _set_winner(done, winner)
+    _set_points(done, points)
+    _set_cancelled(done, cancelled)
+    _set_plays(done, plays)
+    return done
+
+
 @dataclass(frozen=True, slots=True)
 class MoonChosen:
     """``seat`` shot the moon and chose how it scores (``moon="shooter_chooses"``); the

@@ -53,6 +53,12 @@ class RulesFacts:
     # the Play action and the Played event of each (seat, position): values, made once
     plays: tuple[tuple[Play, ...], ...]
     played: tuple[tuple[Played, ...], ...]
+    # what a play of each (seat, position) adds, read at once: the Play, the Played event, the
+    # (seat, card) pair of the trick, the card's suit and whether it breaks hearts
+    moves: tuple[tuple[tuple[Play, Played, tuple[int, Card], int, bool], ...], ...]
+    # by the led suit (facts.suit), each position's rank when of that suit, else 0: the highest
+    # of a trick's positions by this is its winning card (every card differing)
+    led_rank: tuple[tuple[int, ...], ...]
     deal_label: str  # rules.deal_label(), the label of this deck's deal seeds
     hand_size: int  # rules.hand_size()
     # one pack and no cancellation: every card is unique and the highest of the led suit wins,
@@ -88,24 +94,39 @@ def _facts(rules: Rules) -> RulesFacts:
     points = tuple(rules.card_points(card) for card in deck)
     queen_breaks = rules.hearts_broken_by == "heart_or_queen"
     positions = range(len(deck))
+    suits = tuple(suit for suit, _ in keys)
+    breaks_hearts = tuple(
+        card.suit is Suit.HEARTS or (queen_breaks and card == QUEEN_OF_SPADES) for card in deck
+    )
+    plays = tuple(tuple(Play(s, deck[p]) for p in positions) for s in range(rules.players))
+    played = tuple(tuple(Played(s, deck[p]) for p in positions) for s in range(rules.players))
     return RulesFacts(
         deck=deck,
         canon=tuple(by_card[card] for card in deck),
         by_card=by_card,
         by_id={id(card): by_card[card] for card in deck},
-        suit=tuple(suit for suit, _ in keys),
+        suit=suits,
         rank=tuple(card.rank for card in deck),
         display=tuple(suit * 16 + rank for suit, rank in keys),
         points=points,
         positive=tuple(max(p, 0) for p in points),
         barred_first=tuple(map(first_trick_penalty, deck)),
-        breaks_hearts=tuple(
-            card.suit is Suit.HEARTS or (queen_breaks and card == QUEEN_OF_SPADES) for card in deck
-        ),
+        breaks_hearts=breaks_hearts,
         total=rules.total_points(),
         bonus=any(p < 0 for p in points),
-        plays=tuple(tuple(Play(s, deck[p]) for p in positions) for s in range(rules.players)),
-        played=tuple(tuple(Played(s, deck[p]) for p in positions) for s in range(rules.players)),
+        plays=plays,
+        played=played,
+        moves=tuple(
+            tuple(
+                (plays[s][p], played[s][p], (s, deck[p]), suits[p], breaks_hearts[p])
+                for p in positions
+            )
+            for s in range(rules.players)
+        ),
+        led_rank=tuple(
+            tuple(card.rank if suits[p] == led else 0 for p, card in enumerate(deck))
+            for led in range(4)
+        ),
         deal_label=rules.deal_label(),
         hand_size=rules.hand_size(),
         simple=rules.packs == 1 and not rules.cancellation,

@@ -43,7 +43,7 @@ from heartsuit.hearts.events import (
     Passed,
     PassesExchanged,
     Played,
-    TrickDone,
+    trick_done,
 )
 from heartsuit.hearts.facts import CLUBS, facts, first_trick_penalty
 from heartsuit.hearts.hand_state import (
@@ -65,6 +65,8 @@ __all__ = ["DealError", "Hand", "IllegalMove", "Phase", "Reason", "deal_seed", "
 
 class Hand(HandState):
     """One hand: create with :meth:`deal` or :meth:`from_cards`, then pass and play."""
+
+    __slots__ = ()
 
     def __init__(
         self,
@@ -372,46 +374,57 @@ class Hand(HandState):
     def legal_plays(self, seat: int) -> list[Card]:
         """The cards ``seat`` may play now (distinct, in display order); empty if not its turn."""
         turn = self._turn
-        if turn is None or seat != turn or not (seat.__class__ is int or self._seat_ok(seat)):
+        if seat != turn or turn is None or not (seat.__class__ is int or self._seat_ok(seat)):
             return []
-        return list(map(self._facts.deck.__getitem__, self._legal or self._legal_now()))
+        legal = self._legal or self._legal_now()
+        deck = self._facts.deck
+        return [deck[p] for p in legal]
 
     def _play(self, seat: int, card: Card, action: Play | None) -> list[Event]:
         table = self._facts
         position = table.by_id.get(id(card))
         legal = self._legal
-        if not (
-            seat == self._turn and seat.__class__ is int and legal is not None and position in legal
+        if (
+            legal is None
+            or position not in legal
+            or seat != self._turn
+            or seat.__class__ is not int
         ):
-            # the common case above: a card of this deck, listed a moment ago; else the full look
+            # the common case is the one above: a card of this deck, listed a moment ago;
+            # else the full look
             position = self._legal_position(seat, card)
             if position is None:
                 raise IllegalMove(*self._explain(seat, card))
         trick = self._trick
         assert trick is not None and position is not None
         self._legal = None
-        self._holdings[seat].remove(position)
-        if self._suits is not None:
-            self._suits[seat][table.suit[position]].remove(position)
-        plays = trick.plays
-        plays.append((seat, table.deck[position]))
-        trick.positions.append(position)
         if seat.__class__ is int:
             # the same values as Play(seat, card) and Played(seat, card), made once per rules
-            self._actions.append(action or table.plays[seat][position])
-            events: list[Event] = [table.played[seat][position]]
+            made, event, pair, suit, breaks = table.moves[seat][position]
+            self._actions.append(action or made)
+            events: list[Event] = [event]
         else:
             self._actions.append(action or Play(seat, card))
             events = [Played(seat, card)]
+            pair, suit = (seat, table.deck[position]), table.suit[position]
+            breaks = table.breaks_hearts[position]
+        self._holdings[seat].remove(position)
+        suits = self._suits
+        if suits is not None:
+            suits[seat][suit].remove(position)
+        plays = trick.plays
+        plays.append(pair)
+        trick.positions.append(position)
         # any heart played breaks hearts: discarded, or led by a hand holding only hearts
-        if table.breaks_hearts[position]:
+        if breaks:
             self._hearts_broken = True
-        if len(plays) != self._players:
-            self._turn = (trick.leader + len(plays)) % self._players
+        count = len(plays)
+        if count != self._players:
+            self._turn = (trick.leader + count) % self._players
             return events
         done = self._finish_trick()
-        events.append(TrickDone(done[2], done[3], done[4], done[1]))
-        if self._phase is Phase.DONE:
+        events.append(trick_done(done[2], done[3], done[4], done[1]))
+        if self._turn is None:  # the hand's last trick
             self._shooter = shooter_of(table.total, self._plus)
             if self._shooter is not None and self._rules.moon == "shooter_chooses":
                 self._phase = Phase.MOON  # the shooter chooses before the hand is scored
@@ -420,45 +433,78 @@ class Hand(HandState):
         return events
 
     def _finish_trick(self) -> TrickFields:
-        assert self._trick is not None
-        leader, plays, positions = self._trick.leader, self._trick.plays, self._trick.positions
+        trick = self._trick
+        assert trick is not None
+        table = self._facts
+        if not table.simple:
+            return self._finish_any_trick(trick)
+        leader, plays, positions = trick.leader, trick.plays, trick.positions
+        # every card differs: the highest card of the led suit wins, and a trick is never held
+        # over; every seat holds as many cards as the winner
+        top = max(positions, key=table.led_rank[table.suit[positions[0]]].__getitem__)
+        winner = plays[positions.index(top)][0]
+        points = sum(map(table.points.__getitem__, positions))
+        self._raw[winner] += points
+        self._plus[winner] += (
+            sum(map(table.positive.__getitem__, positions)) if table.bonus else points
+        )
+        self._points_taken[winner] += points
+        self._taken[winner].extend(positions)
+        if self._kitty_taker is None:
+            self._take_kitty(winner)
+        record: TrickFields = (leader, tuple(plays), winner, points, ())
+        self._tricks.append(record)
+        if self._holdings[winner]:
+            # the next trick in the same (private) object: its cards are copied above
+            trick.leader = winner
+            plays.clear()
+            positions.clear()
+            self._turn = winner
+        else:
+            self._trick = None
+            self._turn = None
+            self._phase = Phase.DONE
+        return record
+
+    def _take_kitty(self, winner: int) -> None:
+        # the kitty is added to the first trick (bicyclecards "widow"), so it goes to the
+        # first trick's winner, or with a held-over first trick to the next winner
+        self._kitty_taker = winner
+        if self._kitty:
+            table, kitty = self._facts, self._kitty_positions
+            self._taken[winner].extend(kitty)
+            self._raw[winner] += sum(map(table.points.__getitem__, kitty))
+            self._plus[winner] += sum(map(table.positive.__getitem__, kitty))
+
+    def _finish_any_trick(self, trick: OpenTrick) -> TrickFields:
+        # any rules: two packs, cancelled cards, held-over tricks
+        leader, plays, positions = trick.leader, trick.plays, trick.positions
+        cards = [c for _, c in plays]
+        cancelled = cancelled_indices(self._rules, cards) if self._rules.cancellation else ()
         table = self._facts
         suit, rank = table.suit, table.rank
         led = suit[positions[0]]
+        # the highest uncancelled card of the led suit wins (of two identical ones, the later
+        # seat's: the order of (card, seat) pairs, read by rank as the suit is the same)
+        live = [
+            (rank[p], plays[i][0])
+            for i, p in enumerate(positions)
+            if suit[p] == led and i not in cancelled
+        ]
         last = not any(self._holdings)
         points = sum(map(table.points.__getitem__, positions))
         plus = sum(map(table.positive.__getitem__, positions)) if table.bonus else points
-        cancelled: tuple[int, ...] = ()
-        if table.simple:
-            # every card differs: the highest card of the led suit wins
-            top = positions[0]
-            for p in positions:
-                if suit[p] == led and rank[p] > rank[top]:
-                    top = p
-            winner: int | None = plays[positions.index(top)][0]
+        if live:
+            winner: int | None = max(live)[1]
+        elif last:
+            # an all-cancelled last trick goes to its leader (Wikipedia "Cancellation Hearts")
+            winner = leader
         else:
-            cards = [c for _, c in plays]
-            cancelled = cancelled_indices(self._rules, cards) if self._rules.cancellation else ()
-            # the highest uncancelled card of the led suit wins (of two identical ones, the
-            # later seat's: the order of (card, seat) pairs, read by rank as the suit is the
-            # same)
-            live = [
-                (rank[p], plays[i][0])
-                for i, p in enumerate(positions)
-                if suit[p] == led and i not in cancelled
-            ]
-            if live:
-                winner = max(live)[1]
-            elif last:
-                # an all-cancelled last trick goes to its leader (Wikipedia "Cancellation
-                # Hearts")
-                winner = leader
-            else:
-                winner = None
+            winner = None
         if winner is None:
             # held over: the cards wait for the next trick's winner, and the same seat leads
             # again (pagat "Hearts", two-pack section; bicyclecards "Cancellation Hearts")
-            self._held_over.extend(c for _, c in plays)
+            self._held_over.extend(cards)
             self._held_points += points
             self._held_plus += plus
             held: TrickFields = (leader, tuple(plays), None, points, cancelled)
@@ -471,18 +517,12 @@ class Hand(HandState):
         self._plus[winner] += plus + self._held_plus
         self._points_taken[winner] += points
         taken = self._taken[winner]
-        taken.extend([c for _, c in plays])
+        taken.extend(positions)
         if self._held_over:
-            taken.extend(self._held_over)
+            taken.extend([table.by_card[c] for c in self._held_over])
             self._held_over, self._held_points, self._held_plus = [], 0, 0
         if self._kitty_taker is None:
-            # the kitty is added to the first trick (bicyclecards "widow"), so it goes to the
-            # first trick's winner, or with a held-over first trick to the next winner
-            self._kitty_taker = winner
-            if self._kitty:
-                taken.extend(self._kitty)
-                self._raw[winner] += sum(map(table.points.__getitem__, self._kitty_positions))
-                self._plus[winner] += sum(map(table.positive.__getitem__, self._kitty_positions))
+            self._take_kitty(winner)
         record: TrickFields = (leader, tuple(plays), winner, points, cancelled)
         self._tricks.append(record)
         if last:

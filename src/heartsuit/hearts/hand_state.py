@@ -79,6 +79,45 @@ class OpenTrick:
 class HandState:
     """The state of one hand; read it through the properties (every one returns a copy)."""
 
+    # slots: a hand's fields are read at every play, and a slot is read faster than an
+    # instance dict holding this many keys
+    __slots__ = (
+        "_actions",
+        "_dealt",
+        "_dealt_positions",
+        "_facts",
+        "_hand_number",
+        "_hearts_broken",
+        "_held_over",
+        "_held_plus",
+        "_held_points",
+        "_holdings",
+        "_in_match",
+        "_kitty",
+        "_kitty_positions",
+        "_kitty_taker",
+        "_legal",
+        "_moon_choice",
+        "_opening",
+        "_opening_position",
+        "_pass_direction",
+        "_passes",
+        "_phase",
+        "_players",
+        "_plus",
+        "_points_taken",
+        "_raw",
+        "_records",
+        "_rules",
+        "_scores",
+        "_shooter",
+        "_suits",
+        "_taken",
+        "_trick",
+        "_tricks",
+        "_turn",
+    )
+
     def __init__(
         self,
         rules: Rules,
@@ -132,7 +171,8 @@ class HandState:
         # suit (facts.suit order), kept with the holdings, for listing the legal cards
         self._suits: list[list[list[int]]] | None = None
         self._passes: list[tuple[Card, ...] | None] = [None] * rules.players
-        self._taken: list[list[Card]] = [[] for _ in range(rules.players)]
+        # the cards each seat has taken, as positions (equal cards of two packs as the first)
+        self._taken: list[list[int]] = [[] for _ in range(rules.players)]
         # points of the cards each seat took: all of them, and the positive ones (the moon)
         self._raw: list[int] = [0] * rules.players
         self._plus: list[int] = [0] * rules.players
@@ -215,7 +255,8 @@ class HandState:
     @property
     def taken(self) -> tuple[tuple[Card, ...], ...]:
         """The cards each seat has taken (tricks won, held-over cards, the kitty)."""
-        return tuple(tuple(t) for t in self._taken)
+        deck = self._facts.deck
+        return tuple(tuple([deck[p] for p in t]) for t in self._taken)
 
     @property
     def tricks(self) -> tuple[TrickRecord, ...]:
