@@ -58,7 +58,7 @@ from heartsuit.hearts.hand_state import (
 from heartsuit.hearts.legal import legal_positions
 from heartsuit.hearts.rules import HOLD, PassDirection, Rules
 from heartsuit.hearts.scoring import best_moon_choice, moon_options, points_from, shooter_of
-from heartsuit.hearts.view import PhaseName, SeatView
+from heartsuit.hearts.view import PhaseName, SeatView, seat_view_on_read
 
 __all__ = ["DealError", "Hand", "IllegalMove", "Phase", "Reason", "deal_seed", "sort_key"]
 
@@ -615,6 +615,12 @@ class Hand(HandState):
         """What ``seat`` may know: the only door to hidden information."""
         if not self._seat_ok(seat):
             raise IllegalMove(Reason.NO_SUCH_SEAT, f"there is no seat {seat!r}")
+        phase_now = self._phase
+        if (phase_now is Phase.PLAY or phase_now is Phase.PASS) and not self._rules.cancellation:
+            # the usual case: a view whose cards and tricks are made when read, from copies
+            # taken now (view.SeatViewOnRead); what a hand in play shows of its moon, kitty
+            # and final points is empty, as in the full build below
+            return self._view_on_read(seat, phase_now)
         done = self._phase is Phase.DONE
         # every card is played once a moon awaits its choice: the kitty is no secret then
         played_out = done or self._phase is Phase.MOON
@@ -644,6 +650,51 @@ class Hand(HandState):
             shooter=self._shooter if played_out else None,
             moon_options=tuple(self.moon_options().items()),
             moon_choice=self.moon_choice,
+        )
+
+    def _view_on_read(self, seat: int, phase: Phase) -> SeatView:
+        trick = self._trick
+        turn = self._turn
+        table = self._facts
+        passes = self._passes
+        direction = self._pass_direction
+        received_at = None
+        if phase is not Phase.PASS and direction is not HOLD:
+            target = self._rules.pass_target
+            giver = next(g for g in range(self._players) if target(g, direction) == seat)
+            received_at = (giver, tuple(passes))
+        phase_name: PhaseName = phase.value
+        built = (
+            seat,
+            self._rules,
+            phase_name,
+            self._hand_number,
+            turn,
+            direction,
+            phase is Phase.PASS and passes[seat] is None,
+            passes[seat] or (),
+            tuple(self._points_taken),
+            self._hearts_broken,
+            self._scores,
+            tuple([len(h) for h in self._holdings]),
+            self._trick_records(),
+            len(self._kitty),
+            (),  # the kitty, shown once the hand is done
+            tuple(self._held_over),
+            (),  # the hand's points, once done
+            None,  # the moon's shooter, once every card is played
+            (),  # the moon's options, from then on
+            None,  # the moon's choice, once done
+        )
+        return seat_view_on_read(
+            built,
+            table.deck,
+            tuple(self._holdings[seat]),
+            tuple(self._legal or self._legal_now()) if seat == turn else (),
+            received_at,
+            None
+            if trick is None
+            else (trick.leader, tuple(trick.plays), tuple(trick.positions), table.points),
         )
 
     # --- storage ---------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from heartsuit.hearts.actions import Action, MoonChoice
 from heartsuit.hearts.deal import DealError, check_deal
 from heartsuit.hearts.facts import RulesFacts, facts
 from heartsuit.hearts.rules import HOLD, PassDirection, Rules
-from heartsuit.hearts.view import TrickRecord
+from heartsuit.hearts.view import TrickFields, TrickRecord
 
 __all__ = [
     "HandState",
@@ -29,9 +29,6 @@ __all__ = [
     "TrickFields",
     "cancelled_indices",
 ]
-
-#: a completed trick's TrickRecord fields: leader, plays, winner, points, cancelled
-TrickFields = tuple[int, tuple[tuple[int, Card], ...], int | None, int, tuple[int, ...]]
 
 
 class Phase(StrEnum):

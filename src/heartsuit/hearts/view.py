@@ -4,13 +4,15 @@ A seat view is the only thing a bot, a client or a log ever receives about a han
 (DESIGN.md, principle 3). It holds the seat's own cards, every card already played and by whom,
 the seat's own pass, scores and counts — never another seat's unplayed cards, and never the
 kitty before the hand is over. The views are built by :meth:`heartsuit.hearts.game.Hand.view`;
-this module only defines their shape and their JSON form.
+this module defines their shape and their JSON form, and :func:`seat_view_on_read`, the view a
+hand in play builds: its cards and tricks are made when first read.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, fields
+from typing import Any, Literal
 
 from heartsuit.cards import Card
 from heartsuit.hearts.actions import MoonChoice
@@ -107,3 +109,143 @@ class SeatView:
             "moon_options": {choice: list(points) for choice, points in self.moon_options},
             "moon_choice": self.moon_choice,
         }
+
+
+# --- views made when read --------------------------------------------------------------------
+
+_FIELDS = tuple(f.name for f in fields(SeatView))
+_SLOT = {name: SeatView.__dict__[name] for name in _FIELDS}  # the slots of SeatView's fields
+_new = object.__new__
+
+#: a completed trick's TrickRecord fields: leader, plays, winner, points, cancelled
+TrickFields = tuple[int, tuple[tuple[int, Card], ...], int | None, int, tuple[int, ...]]
+
+
+class SeatViewOnRead(SeatView):
+    """A :class:`SeatView` whose ``hand``, ``legal``, ``received`` and ``trick`` are made the
+    first time they are read, from immutable copies taken when the view was built (cards as
+    positions in the deck), so that a view costs little until it is read, and reads the same as
+    a view built whole at that moment.
+
+    It is a SeatView in every way (its fields, ``to_dict``, equality with any SeatView of the
+    same fields, hashing, ``dataclasses.replace``); a copy or a pickle of it is a plain SeatView.
+    It holds the seat's own cards and public facts only, never the hand it came from.
+    """
+
+    __slots__ = ("_deck", "_hand_at", "_legal_at", "_received_at", "_trick_at")
+
+    _deck: tuple[Card, ...]
+    _hand_at: tuple[int, ...]
+    _legal_at: tuple[int, ...]
+    # who passed to this seat, and the passes then (or None: nothing received)
+    _received_at: tuple[int, tuple[tuple[Card, ...] | None, ...]] | None
+    # the open trick: leader, plays, the played positions and the rules' points per position
+    _trick_at: tuple[int, tuple[tuple[int, Card], ...], tuple[int, ...], tuple[int, ...]] | None
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, SeatView):
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in _FIELDS)
+
+    __hash__ = SeatView.__hash__
+
+    def __repr__(self) -> str:
+        return SeatView.__repr__(self).replace(type(self).__qualname__, "SeatView", 1)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (SeatView, tuple(getattr(self, name) for name in _FIELDS))
+
+
+def _on_read(name: str, make: Callable[[SeatViewOnRead], object]) -> property:
+    # the field ``name`` read through its SeatView slot, made by ``make`` when still empty;
+    # setting it (SeatView's __init__, as dataclasses.replace calls it) fills the slot
+    slot = _SLOT[name]
+    get, put = slot.__get__, slot.__set__
+
+    def read(view: SeatViewOnRead) -> object:
+        try:
+            return get(view, SeatViewOnRead)
+        except AttributeError:
+            value = make(view)
+            put(view, value)
+            return value
+
+    return property(read, put)
+
+
+def _hand(view: SeatViewOnRead) -> tuple[Card, ...]:
+    deck = view._deck
+    return tuple([deck[p] for p in view._hand_at])
+
+
+def _legal(view: SeatViewOnRead) -> tuple[Card, ...]:
+    deck = view._deck
+    return tuple([deck[p] for p in view._legal_at])
+
+
+def _received(view: SeatViewOnRead) -> tuple[Card, ...]:
+    if view._received_at is None:
+        return ()
+    giver, passes = view._received_at
+    return passes[giver] or ()
+
+
+def _trick(view: SeatViewOnRead) -> TrickRecord | None:
+    if view._trick_at is None:
+        return None
+    leader, plays, positions, points = view._trick_at
+    # no cancellation here (a hand with it builds its views whole): nothing is cancelled
+    return TrickRecord(leader, plays, None, sum([points[p] for p in positions]), ())
+
+
+SeatViewOnRead.hand = _on_read("hand", _hand)  # type: ignore[assignment]
+SeatViewOnRead.legal = _on_read("legal", _legal)  # type: ignore[assignment]
+SeatViewOnRead.received = _on_read("received", _received)  # type: ignore[assignment]
+SeatViewOnRead.trick = _on_read("trick", _trick)  # type: ignore[assignment]
+
+# the fields a view in play sets as it is built, in this order (the rest are made on read)
+_BUILT = (
+    "seat",
+    "rules",
+    "phase",
+    "hand_number",
+    "to_play",
+    "pass_direction",
+    "must_pass",
+    "passed",
+    "points_taken",
+    "hearts_broken",
+    "scores",
+    "cards_left",
+    "tricks",
+    "kitty_size",
+    "kitty",
+    "held_over",
+    "hand_points",
+    "shooter",
+    "moon_options",
+    "moon_choice",
+)
+_PUT = tuple(_SLOT[name].__set__ for name in _BUILT)
+
+
+def seat_view_on_read(
+    built: Sequence[object],
+    deck: tuple[Card, ...],
+    hand_at: tuple[int, ...],
+    legal_at: tuple[int, ...],
+    received_at: tuple[int, tuple[tuple[Card, ...] | None, ...]] | None,
+    trick_at: tuple[int, tuple[tuple[int, Card], ...], tuple[int, ...], tuple[int, ...]] | None,
+) -> SeatView:
+    """A :class:`SeatViewOnRead`: ``built`` holds the values of the fields in ``_BUILT``'s
+    order; the others are made on read from the rest (see the class's slots)."""
+    view = _new(SeatViewOnRead)
+    for put, value in zip(_PUT, built, strict=True):
+        put(view, value)
+    for put, value in zip(_PUT_OWN, (deck, hand_at, legal_at, received_at, trick_at), strict=True):
+        put(view, value)
+    return view
+
+
+# SeatViewOnRead's own slots, set the same way (the frozen class refuses attribute assignment)
+_PUT_OWN = tuple(SeatViewOnRead.__dict__[name].__set__ for name in SeatViewOnRead.__slots__)
