@@ -1,11 +1,29 @@
 """Benchmark: the full Hearts engine (``Hand``) playing random legal hands, per preset.
 
-Prints hands per second (median of several runs) for a whole hand played through
-``legal_plays``/``play`` — and, separately, with every seat's ``view`` built before each card,
-which is what a server or a bot loop pays. ``--openspiel`` adds OpenSpiel's C++ Hearts driven
-from Python (``pip install open_spiel``; passing off, the deal as chance moves, random legal
-actions) for comparison; ``--preset standard`` limits the presets.
+Prints hands per second (median of several runs) for a random player driving the public API,
+and ``--openspiel`` adds OpenSpiel's C++ Hearts driven from Python (``pip install open_spiel``)
+in the same run. What each side does per hand:
+
+* ``hands/s``: ``Hand.deal(rules, seed, pass_direction="hold")`` (the exact seeded deal: 51
+  SplitMix64 draws), then for each of the 52 cards ``to_play``, ``legal_plays(seat)``, a random
+  index and ``play(seat, card)`` with every check, the events and the action log.
+* ``with views``: the same, with ``view(seat)`` of the seat to play built before each card
+  (not read), which is what a server or a bot loop pays per card.
+* ``view.legal``: the same, the card chosen from ``view(seat).legal`` instead of
+  ``legal_plays`` (a bot reading its view).
+* ``openspiel``: ``game.new_initial_state()`` (``pass_cards`` off), then until
+  ``is_terminal()``: ``legal_actions()``, a random index and ``apply_action`` — at the 53 chance
+  nodes (the pass direction, whose only legal action is "No Pass", then the deal card by card)
+  as at the 52 plays.
+* ``openspiel chance_outcomes``: the same, with the chance nodes drawn from
+  ``chance_outcomes()`` (a list of (action, probability)), as a generic OpenSpiel loop does.
+
+Both sides draw their random indices the same cheap way (``int(random() * n)`` from a
+:class:`random.Random`), so the benchmark's own choices cost little next to either engine.
+Times are the process's CPU time by default (``--clock wall`` for wall time): on a shared
+machine CPU time swings less, and both sides run in this one process.
 Usage: ``nice -n 19 .venv/bin/python bench/engine_hearts_playout.py [--openspiel] [--preset P]``
+(``--no-engine`` for OpenSpiel alone).
 """
 
 from __future__ import annotations
@@ -15,69 +33,103 @@ import random
 import statistics
 import sys
 import time
+from collections.abc import Callable
+from typing import Any
 
 from heartsuit.hearts import Hand, Rules
 from heartsuit.hearts.rules import PRESET_NAMES
-from heartsuit.shuffle import Rng
 
 RUNS = 7
 HANDS = 100
 
+Playout = Callable[[int, Callable[[], float]], None]  # (hand seed, random()) -> one hand
 
-def play(rules: Rules, seed: int, rng: Rng, views: bool) -> None:
-    hand = Hand.deal(rules, seed, pass_direction="hold")
-    while hand.to_play is not None:
-        seat = hand.to_play
-        if views:
+
+def engine(rules: Rules, mode: str) -> Playout:
+    def plain(seed: int, rnd: Callable[[], float]) -> None:
+        hand = Hand.deal(rules, seed, pass_direction="hold")
+        while (seat := hand.to_play) is not None:
+            legal = hand.legal_plays(seat)
+            hand.play(seat, legal[int(rnd() * len(legal))])
+
+    def with_views(seed: int, rnd: Callable[[], float]) -> None:
+        hand = Hand.deal(rules, seed, pass_direction="hold")
+        while (seat := hand.to_play) is not None:
             hand.view(seat)
-        legal = hand.legal_plays(seat)
-        hand.play(seat, legal[rng.below(len(legal))])
+            legal = hand.legal_plays(seat)
+            hand.play(seat, legal[int(rnd() * len(legal))])
+
+    def view_legal(seed: int, rnd: Callable[[], float]) -> None:
+        hand = Hand.deal(rules, seed, pass_direction="hold")
+        while (seat := hand.to_play) is not None:
+            legal = hand.view(seat).legal
+            hand.play(seat, legal[int(rnd() * len(legal))])
+
+    return {"plain": plain, "views": with_views, "view.legal": view_legal}[mode]
 
 
-def rate(rules: Rules, views: bool) -> float:
-    rates = []
-    for run in range(RUNS):
-        rng = Rng(run)
-        start = time.perf_counter()
-        for seed in range(HANDS):
-            play(rules, seed + run * HANDS, rng, views)
-        rates.append(HANDS / (time.perf_counter() - start))
-    return statistics.median(rates)
-
-
-def openspiel_rate() -> float:
+def openspiel(chance_outcomes: bool) -> Playout:
     import pyspiel  # type: ignore[import-not-found]  # optional: pip install open_spiel
 
     game = pyspiel.load_game("hearts", {"pass_cards": False})
+
+    def by_legal_actions(seed: int, rnd: Callable[[], float]) -> None:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            legal = state.legal_actions()
+            state.apply_action(legal[int(rnd() * len(legal))])
+
+    def by_chance_outcomes(seed: int, rnd: Callable[[], float]) -> None:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes: Any = state.chance_outcomes()
+                state.apply_action(outcomes[int(rnd() * len(outcomes))][0])
+            else:
+                legal = state.legal_actions()
+                state.apply_action(legal[int(rnd() * len(legal))])
+
+    return by_chance_outcomes if chance_outcomes else by_legal_actions
+
+
+def rate(playout: Playout, clock: Callable[[], float]) -> float:
     rates = []
     for run in range(RUNS):
-        rng = random.Random(run)
-        start = time.perf_counter()
-        for _ in range(HANDS):
-            state = game.new_initial_state()
-            while not state.is_terminal():
-                if state.is_chance_node():
-                    outcomes = state.chance_outcomes()
-                    state.apply_action(outcomes[rng.randrange(len(outcomes))][0])
-                else:
-                    legal = state.legal_actions()
-                    state.apply_action(legal[rng.randrange(len(legal))])
-        rates.append(HANDS / (time.perf_counter() - start))
+        rnd = random.Random(run).random
+        start = clock()
+        for seed in range(HANDS):
+            playout(seed + run * HANDS, rnd)
+        rates.append(HANDS / (clock() - start))
     return statistics.median(rates)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--openspiel", action="store_true")
+    parser.add_argument("--no-engine", action="store_true", help="OpenSpiel alone")
     parser.add_argument("--preset", action="append", choices=PRESET_NAMES)
+    parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu")
     args = parser.parse_args()
-    print(f"python {sys.version.split()[0]}; median of {RUNS} runs of {HANDS} hands each")
-    print(f"{'preset':<14}{'hands/s':>10}{'with views':>12}")
-    for name in args.preset or PRESET_NAMES:
-        rules = Rules.preset(name)
-        print(f"{name:<14}{rate(rules, False):>10.0f}{rate(rules, True):>12.0f}", flush=True)
-    if args.openspiel:
-        print(f"{'openspiel':<14}{openspiel_rate():>10.0f}   (standard, C++ through Python)")
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
+    print(
+        f"python {sys.version.split()[0]}; median of {RUNS} runs of {HANDS} hands each, "
+        f"{args.clock} time"
+    )
+    if not args.no_engine:
+        print(f"{'preset':<14}{'hands/s':>10}{'with views':>12}{'view.legal':>12}")
+        for name in args.preset or PRESET_NAMES:
+            rules = Rules.preset(name)
+            figures = [
+                rate(engine(rules, mode), clock) for mode in ("plain", "views", "view.legal")
+            ]
+            print(
+                f"{name:<14}{figures[0]:>10.0f}{figures[1]:>12.0f}{figures[2]:>12.0f}", flush=True
+            )
+    if args.openspiel or args.no_engine:
+        fast = rate(openspiel(chance_outcomes=False), clock)
+        print(f"{'openspiel':<14}{fast:>10.0f}   (standard, C++ through Python: legal_actions)")
+        slow = rate(openspiel(chance_outcomes=True), clock)
+        print(f"{'openspiel':<14}{slow:>10.0f}   (the deal drawn from chance_outcomes)")
     return 0
 
 

@@ -663,7 +663,7 @@ class Hand(HandState):
             target = self._rules.pass_target
             giver = next(g for g in range(self._players) if target(g, direction) == seat)
             received_at = (giver, tuple(passes))
-        phase_name: PhaseName = phase.value
+        phase_name: PhaseName = "play" if phase is Phase.PLAY else "pass"
         built = (
             seat,
             self._rules,
@@ -676,7 +676,7 @@ class Hand(HandState):
             tuple(self._points_taken),
             self._hearts_broken,
             self._scores,
-            tuple([len(h) for h in self._holdings]),
+            tuple(map(len, self._holdings)),
             self._trick_records(),
             len(self._kitty),
             (),  # the kitty, shown once the hand is done

@@ -240,10 +240,39 @@ def seat_view_on_read(
     """A :class:`SeatViewOnRead`: ``built`` holds the values of the fields in ``_BUILT``'s
     order; the others are made on read from the rest (see the class's slots)."""
     view = _new(SeatViewOnRead)
-    for put, value in zip(_PUT, built, strict=True):
-        put(view, value)
-    for put, value in zip(_PUT_OWN, (deck, hand_at, legal_at, received_at, trick_at), strict=True):
-        put(view, value)
+    # one call per slot, written out (a loop over them cost as much as the calls)
+    (p0, p1, p2, p3, p4, p5, p6, p7, p8, p9, p10, p11, p12, p13, p14, p15, p16, p17, p18, p19) = (
+        _PUT
+    )
+    (v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10, v11, v12, v13, v14, v15, v16, v17, v18, v19) = (
+        built
+    )
+    p0(view, v0)
+    p1(view, v1)
+    p2(view, v2)
+    p3(view, v3)
+    p4(view, v4)
+    p5(view, v5)
+    p6(view, v6)
+    p7(view, v7)
+    p8(view, v8)
+    p9(view, v9)
+    p10(view, v10)
+    p11(view, v11)
+    p12(view, v12)
+    p13(view, v13)
+    p14(view, v14)
+    p15(view, v15)
+    p16(view, v16)
+    p17(view, v17)
+    p18(view, v18)
+    p19(view, v19)
+    own_deck, own_hand, own_legal, own_received, own_trick = _PUT_OWN
+    own_deck(view, deck)
+    own_hand(view, hand_at)
+    own_legal(view, legal_at)
+    own_received(view, received_at)
+    own_trick(view, trick_at)
     return view
 
 
