@@ -296,35 +296,11 @@ class Hand(HandState):
 
     def _legal_now(self) -> list[int]:
         """The legal cards (positions) of the seat to play, kept until the next play."""
-        legal = self._legal
-        if legal is None:
-            turn, trick, suits = self._turn, self._trick, self._suits
-            assert trick is not None and turn is not None
-            if suits is not None and self._tricks:
-                # simple rules after the first trick (what legal_positions does then): the led
-                # suit when the seat holds it, else any card; a lead may be a heart once hearts
-                # are broken or when the seat holds nothing else. The list is the hand's own
-                # (or its suit's): never handed out, and dropped at the next play
-                mine = suits[turn]
-                if trick.positions:
-                    legal = mine[self._facts.suit[trick.positions[0]]] or self._holdings[turn]
-                elif self._hearts_broken or not (mine[0] or mine[1] or mine[2]):
-                    legal = self._holdings[turn]
-                else:
-                    legal = mine[0] + mine[1] + mine[2]
-                self._legal = legal
-                return legal
-            legal = self._legal = legal_positions(
-                self._facts,
-                self._holdings[turn],
-                trick.positions,
-                not self._tricks,
-                self._opening_position,
-                self._hearts_broken,
-                self._rules.first_trick_points,
-                self._rules.packs > 1,
-            )
-        return legal
+        if self._legal is None:
+            assert self._turn is not None
+            self.legal_plays(self._turn)  # lists them (in self._legal)
+        assert self._legal is not None
+        return self._legal
 
     def _check_play(self, seat: int, card: Card) -> tuple[Reason | None, str]:
         if self._phase is not Phase.PLAY or self._trick is None:
@@ -376,7 +352,34 @@ class Hand(HandState):
         turn = self._turn
         if seat != turn or turn is None or not (seat.__class__ is int or self._seat_ok(seat)):
             return []
-        legal = self._legal or self._legal_now()
+        legal = self._legal
+        if legal is None:
+            trick, suits = self._trick, self._suits
+            assert trick is not None
+            if suits is not None and self._tricks:
+                # simple rules after the first trick (what legal_positions does then): the led
+                # suit when the seat holds it, else any card; a lead may be a heart once hearts
+                # are broken or when the seat holds nothing else. The list is the hand's own
+                # (or its suit's): never handed out, and dropped at the next play
+                mine = suits[turn]
+                if trick.positions:
+                    legal = mine[self._facts.suit[trick.positions[0]]] or self._holdings[turn]
+                elif self._hearts_broken or not (mine[0] or mine[1] or mine[2]):
+                    legal = self._holdings[turn]
+                else:
+                    legal = mine[0] + mine[1] + mine[2]
+            else:
+                legal = legal_positions(
+                    self._facts,
+                    self._holdings[turn],
+                    trick.positions,
+                    not self._tricks,
+                    self._opening_position,
+                    self._hearts_broken,
+                    self._rules.first_trick_points,
+                    self._rules.packs > 1,
+                )
+            self._legal = legal
         deck = self._facts.deck
         return [deck[p] for p in legal]
 
@@ -441,9 +444,13 @@ class Hand(HandState):
         leader, plays, positions = trick.leader, trick.plays, trick.positions
         # every card differs: the highest card of the led suit wins, and a trick is never held
         # over; every seat holds as many cards as the winner
-        top = max(positions, key=table.led_rank[table.suit[positions[0]]].__getitem__)
-        winner = plays[positions.index(top)][0]
-        points = sum(map(table.points.__getitem__, positions))
+        ranks, worth = table.led_rank[table.suit[positions[0]]], table.points
+        best = points = index = 0
+        for i, p in enumerate(positions):
+            points += worth[p]
+            if ranks[p] > best:
+                best, index = ranks[p], i
+        winner = plays[index][0]
         self._raw[winner] += points
         self._plus[winner] += (
             sum(map(table.positive.__getitem__, positions)) if table.bonus else points
@@ -690,7 +697,7 @@ class Hand(HandState):
             built,
             table.deck,
             tuple(self._holdings[seat]),
-            tuple(self._legal or self._legal_now()) if seat == turn else (),
+            tuple(self._legal_now()) if seat == turn else (),
             received_at,
             None
             if trick is None
