@@ -6,7 +6,10 @@ the card-by-card check (``Hand._check_play``), which names the first rule a card
 The two are written separately because listing a hand card by card cost most of a hand's time;
 ``tests/test_hearts_legal.py`` checks, over random positions of every preset, that they agree
 on every card, and the engine stops with an error if they ever disagree on a played card.
-Cards are deck positions here (:mod:`heartsuit.hearts.facts`).
+Cards are deck positions here (:mod:`heartsuit.hearts.facts`). With simple rules (one pack, no
+cancellation), ``legal_plays`` answers after the first trick from the seat's cards split by suit
+instead (the same list: the led suit if held, else any card; a lead avoids hearts until they
+are broken), which the same test checks.
 """
 
 from __future__ import annotations
