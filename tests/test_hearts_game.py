@@ -479,3 +479,37 @@ def test_a_bad_stored_hand_is_refused_clearly() -> None:
     data["actions"] = [{"seat": 1, "play": "6C"}]
     with pytest.raises(IllegalMove):
         Hand.from_dict(data)
+
+
+def test_refusals_after_the_first_trick_keep_their_reasons_and_change_nothing() -> None:
+    # past the first trick the legal cards come from the suits (legal_plays' quick case); a
+    # refused card, listed or not, still gets the card-by-card check's reason and message
+    hand = hearts_deal()
+    for seat, card in [(0, "2C"), (1, "6C"), (2, "10C"), (3, "2S")]:
+        hand.play(seat, C(card))
+    refusals: list[tuple[object, object, Reason, str]] = [
+        (2, C("JH"), Reason.HEARTS_NOT_BROKEN, "hearts are not broken yet: lead another suit"),
+        (3, C("3S"), Reason.NOT_YOUR_TURN, "it is seat 2's turn, not seat 3's"),
+        (2, C("2S"), Reason.NOT_IN_HAND, f"seat 2 does not hold {C('2S')}"),
+        (2, "JC", Reason.NOT_IN_HAND, "seat 2 does not hold JC"),
+        (True, C("JC"), Reason.NO_SUCH_SEAT, "there is no seat True"),
+    ]
+    legal = hand.legal_plays(2)
+    assert legal == run("C", 11, 14) + run("D", 11, 14)
+    for who, what, reason, message in refusals:
+        before = hand.to_dict()
+        with pytest.raises(IllegalMove) as refused:
+            hand.play(who, what)  # type: ignore[arg-type]
+        assert (refused.value.reason, str(refused.value)) == (reason, message)
+        assert hand.to_dict() == before and hand.legal_plays(2) == legal
+    hand.play(2, C("JC"))
+    hand.play(3, C("3S"))
+    assert hand.legal_plays(0) == run("C", 3, 5)
+    before = hand.to_dict()
+    with pytest.raises(IllegalMove) as refused:
+        hand.play(0, C("2H"))
+    assert (refused.value.reason, str(refused.value)) == (
+        Reason.MUST_FOLLOW_SUIT,
+        "follow suit: play a club",
+    )
+    assert hand.to_dict() == before
