@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from heartsuit.cards import Card, Suit
-from heartsuit.hearts import Hand, Match, Rules
+from heartsuit.hearts import Hand, Match, Moon, Rules
 from heartsuit.shuffle import Rng
 
 
@@ -83,6 +83,9 @@ def finish_match_hand(match: Match, rng: Rng, choose: Chooser | None = None) -> 
         seat = match.awaiting()[0]
         if hand.phase == "pass":
             match.pass_cards(seat, random_pass(hand, seat, rng))
+        elif hand.phase == "moon":
+            # moon="shooter_chooses": the seat that took every penalty card chooses
+            match.apply(Moon(seat, hand.best_moon_choice()))
         else:
             match.play(seat, choose(hand, seat, hand.legal_plays(seat)))
     return hand
