@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from heartsuit.server.solitaire_view import game_view
-from heartsuit.solitaire import Game, Outcome
+from heartsuit.solitaire import Game, Outcome, Target
 from heartsuit.solitaire.codes import format_code
 from tests.browser import axe
 from tests.browser.conftest import ServerProcess, screenshot
@@ -235,7 +235,7 @@ def test_taps_unanswered_when_the_connection_drops_are_applied_once(
     assert [a for a, _ in logged(server, game_id)] == ["25", "stock", "stock", "stock"]
 
 
-TARGETS: list[int | str] = [*range(1, 26), "stock", "waste"]
+TARGETS: list[Target] = [*range(1, 26), "stock", "waste"]
 
 
 def _summary(view: dict[str, Any]) -> dict[str, Any]:
@@ -303,13 +303,13 @@ def test_the_pages_guesses_agree_with_the_engine(page: Any, server: ServerProces
         [module, views, TARGETS],
     )
     known = total = 0
-    for view, truth, guessed in zip(views, truths, guesses, strict=True):
+    for drawn, truth, guessed in zip(views, truths, guesses, strict=True):
         for target, (kind, real), guess in zip(TARGETS, truth, guessed, strict=True):
             total += 1
             if guess is None:
                 continue
             known += 1
-            where = f"{view['code']} at {view['moves']} moves: tap {target}"
+            where = f"{drawn['code']} at {drawn['moves']} moves: tap {target}"
             mine = guess[1]
             assert guess[0] == kind, where
             assert mine["empty"] == real["empty"], where
