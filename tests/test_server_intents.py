@@ -10,16 +10,21 @@ cached copy of the game really is stale (with a bus, ``test_server_processes.py`
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import itertools
 import json
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from heartsuit.server.db import Database
 from heartsuit.server.players import PlayerService
 from heartsuit.server.players_store import SqlPlayersStore
+from heartsuit.server.protocol import ProtocolError
 from heartsuit.server.settings import sqlite_url
 from heartsuit.server.solitaire_service import SolitaireService, Stale
 from heartsuit.server.solitaire_store import SqlSolitaireStore
@@ -248,3 +253,83 @@ def test_state_frames_are_json_with_answers(site: Site) -> None:
         game = peer.new_game(CODE)
         json.dumps(game)  # the view is plain JSON
         assert set(game["answers"]) == {"pairs", "stock"}
+
+
+#: taps and undos a page may send: mostly stock flips, the tip and the waste (the rest covered)
+plays = st.lists(
+    st.tuples(
+        st.sampled_from([25, "stock", "stock", "waste", 24, 23, 1, "undo"]),
+        # how many times the frame is sent again later, and whether memory is lost before
+        st.integers(0, 2),
+        st.booleans(),
+    ),
+    max_size=25,
+)
+
+
+EXAMPLES = itertools.count()
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(steps=plays, number=st.integers(0, 30))
+def test_resent_intents_change_nothing_however_they_are_interleaved(
+    tmp_path: Path, steps: list[tuple[int | str, int, bool]], number: int
+) -> None:
+    """Property: whatever intents are sent again, and whenever (also after the process forgot
+    the game), the log holds each intent once, and the game is the one the intents make when
+    each is applied once, in the order first sent."""
+    code = f"HH1-N-AAAAA{chr(65 + number // 26)}{chr(65 + number % 26)}"
+
+    async def main() -> None:
+        db = Database(sqlite_url(tmp_path / f"resent-{number}-{len(steps)}.sqlite3"))
+        await db.open()
+        try:
+            players = PlayerService(SqlPlayersStore(db))
+            service = SolitaireService(SqlSolitaireStore(db), players, clock=FakeClock())
+            player = f"p-{next(EXAMPLES)}"  # a player of its own: the file is shared
+            gid = (await service.new_game(player, code)).live.record.id
+            engine = Game.from_code(code)
+            expected: list[str] = []
+            resends: list[tuple[str, int | str]] = []
+
+            async def send(intent: str, action: int | str) -> None:
+                if action == "undo":
+                    await service.undo(player, gid, intent=intent)
+                else:
+                    await service.tap(player, gid, action, intent=intent)
+
+            for index, (action, again, forget) in enumerate(steps):
+                intent = f"i-{index}"
+                try:
+                    await send(intent, action)
+                except ProtocolError:
+                    continue  # a finished game refuses taps: nothing logged, nothing to resend
+                if action == "undo":
+                    if engine.undo():
+                        expected.append("undo")
+                elif engine.tap(action).kind.value != "ignored":  # type: ignore[arg-type]
+                    expected.append(str(action))
+                resends.extend([(intent, action)] * again)
+                if forget:
+                    service.forget()
+                # some earlier intents come again now (a page resending after a drop)
+                while resends and (forget or len(resends) > 2):
+                    old, old_action = resends.pop(0)
+                    with contextlib.suppress(ProtocolError):
+                        await send(old, old_action)
+            for old, old_action in resends:
+                with contextlib.suppress(ProtocolError):
+                    await send(old, old_action)
+            logged = await service.store.moves(gid)
+            intents_logged = [m.intent for m in logged]
+            assert len(intents_logged) == len(set(intents_logged))
+            assert [m.action for m in logged] == expected
+            now = (await service.game_of(player, gid)).live.game
+            assert now.heart == engine.heart and now.waste == engine.waste
+            assert now.selected == engine.selected and now.score == engine.score
+        finally:
+            await db.close()
+
+    asyncio.run(main())
