@@ -171,7 +171,8 @@ def test_a_refused_move_is_rolled_back_with_the_servers_words(
 
 
 def test_offline_taps_wait_and_go_once_each_in_order(new_user: Any, server: ServerProcess) -> None:
-    for width, height in ((360, 740), (1280, 800)):
+    # a phone, a desktop, and a phone on its side (the actions beside the heart)
+    for width, height in ((360, 740), (1280, 800), (800, 400)):
         user = new_user(width, height)
         page = user.new_page()
         open_game(page, server.url, f"?code={CODE}")
