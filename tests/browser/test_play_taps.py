@@ -172,10 +172,11 @@ def test_a_refused_move_is_rolled_back_with_the_servers_words(
 
 def test_offline_taps_wait_and_go_once_each_in_order(new_user: Any, server: ServerProcess) -> None:
     # a phone, a desktop, and a phone on its side (the actions beside the heart)
-    for width, height in ((360, 740), (1280, 800), (800, 400)):
+    # (the phone on its side reads English: the note is said in both languages)
+    for width, height, lang in ((360, 740, "id"), (1280, 800, "id"), (800, 400, "en")):
         user = new_user(width, height)
         page = user.new_page()
-        open_game(page, server.url, f"?code={CODE}")
+        open_game(page, server.url, f"?code={CODE}&lang={lang}")
         game_id = page.get_attribute(GAME, "data-game-id") or ""
         user.context.set_offline(True)
         page.wait_for_selector("[data-offline-note]:not([hidden])")
@@ -193,7 +194,8 @@ def test_offline_taps_wait_and_go_once_each_in_order(new_user: Any, server: Serv
         )
         assert seq(page) == drawn
         note = page.inner_text("[data-offline-note]")
-        assert "Koneksi terputus" in note and "3" in note
+        said = {"id": "Koneksi terputus", "en": "You are offline"}[lang]
+        assert said in note and "3" in note
         axe.check(page, f"play: offline with taps waiting ({width}px)")
         screenshot(page, f"play-offline-{width}")
         assert logged(server, game_id) == []
