@@ -60,10 +60,10 @@ def test_a_covered_card_says_why_only_with_move_errors_on(
         game_id = peer.new_game(CODE)["id"]
         quiet = peer.tap(game_id, 1)["event"]
         assert quiet == {"kind": "ignored", "message": None, "message_key": None,
-                         "reason": "covered"}
+                         "reason": "covered", "repeat": False}
         peer.ask("settings", move_errors=True)
         said = peer.tap(game_id, 1)
         assert said["event"] == {"kind": "ignored", "message": words, "message_key": "covered",
-                                 "reason": "covered"}
+                                 "reason": "covered", "repeat": False}
         # saying why changes nothing
         assert said["game"]["moves"] == 0 and said["game"]["heart"][0]["free"] is False

@@ -39,6 +39,7 @@ from sqlalchemy import (
     make_url,
     text,
 )
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import create_async_engine
 from starlette.testclient import TestClient
 
@@ -240,8 +241,12 @@ def test_revision_1_is_exactly_the_schema_from_before_migrations(empty_url: str)
 def test_the_revisions_have_readable_names_in_order() -> None:
     script = ScriptDirectory.from_config(migrations.config())
     names = [rev.revision for rev in reversed(list(script.walk_revisions()))]
-    assert names[:4] == [
-        "0001_initial", "0002_player_preferences", "0003_hearts_tables", "0004_solitaire_totals"
+    assert names[:5] == [
+        "0001_initial",
+        "0002_player_preferences",
+        "0003_hearts_tables",
+        "0004_solitaire_totals",
+        "0005_move_intents",
     ]
     assert names[-1] == migrations.head()
 
@@ -428,3 +433,52 @@ def test_0004_goes_back_to_the_old_statuses_on_a_downgrade(tmp_path: Path) -> No
     assert statuses["u1"] == "abandoned" and statuses["d1"] == "abandoned"
     tables = on_connection(url, lambda c: set(inspect(c).get_table_names()))
     assert "solitaire_player_stats" not in tables and "solitaire_snapshots" not in tables
+
+
+# --- 0005: the page's intent ids in the move log ------------------------------------------------
+
+
+def test_0005_keeps_the_old_moves_and_goes_back_without_the_intents(empty_url: str) -> None:
+    on_connection(empty_url, fill_legacy)
+    open_and_close(empty_url)  # up to the newest revision
+    def read(conn: Connection) -> list[Any]:
+        return list(conn.execute(text("SELECT seq, action, intent FROM solitaire_moves")).all())
+
+    _game, log = played_game()
+    before = on_connection(empty_url, read)
+    assert len(before) == len(log) and all(row.intent is None for row in before)
+    # one intent per game: a second entry of the same intent is refused by the store itself
+    on_connection(
+        empty_url,
+        lambda c: c.execute(
+            text(
+                "INSERT INTO solitaire_moves (game_id, seq, action, at_ms, intent) "
+                "VALUES ('the-game', :seq, 'stock', 1, 'tab-1')"
+            ),
+            {"seq": len(log)},
+        ),
+    )
+    with pytest.raises(IntegrityError):
+        on_connection(
+            empty_url,
+            lambda c: c.execute(
+                text(
+                    "INSERT INTO solitaire_moves (game_id, seq, action, at_ms, intent) "
+                    "VALUES ('the-game', :seq, 'stock', 2, 'tab-1')"
+                ),
+                {"seq": len(log) + 1},
+            ),
+        )
+    on_connection(
+        empty_url, lambda c: command.downgrade(migrations.config(c), "0004_solitaire_totals")
+    )
+    columns = on_connection(
+        empty_url, lambda c: {col["name"] for col in inspect(c).get_columns("solitaire_moves")}
+    )
+    assert "intent" not in columns
+    count = on_connection(
+        empty_url, lambda c: c.execute(text("SELECT count(*) FROM solitaire_moves")).scalar_one()
+    )
+    assert count == len(log) + 1
+    open_and_close(empty_url)  # and up again
+    assert on_connection(empty_url, migrations.current) == migrations.head()

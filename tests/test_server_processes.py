@@ -10,7 +10,8 @@ and the other catches up from the log.
 from __future__ import annotations
 
 import os
-from contextlib import ExitStack
+import sqlite3
+from contextlib import ExitStack, closing
 from pathlib import Path
 from typing import Any
 
@@ -61,3 +62,43 @@ def test_people_on_two_processes_play_a_hand_at_one_table(tmp_path: Path) -> Non
     _record, _seats, log = table_log(db, host.table)
     assert [e.seq for e in log] == list(range(len(log)))
     assert host.state["table"]["version"] <= len(log)
+
+
+def test_a_heart_to_heart_tap_on_the_other_process_is_caught_up_never_lost(
+    tmp_path: Path,
+) -> None:
+    """Two tabs of one player on two processes: each tap lands on whichever process the tab is
+    connected to, whose copy of the game may be behind; it is caught up and applied (or
+    answered ``stale`` when the tab's own view was behind), never 1011 and never lost; the same
+    intent sent to both is applied once."""
+    db = tmp_path / "site.sqlite3"
+    code = "HH1-N-AAAAAAM"
+    with (
+        running_site(db, redis_url=REDIS_URL) as one,
+        running_site(db, redis_url=REDIS_URL) as two,
+        ExitStack() as stack,
+    ):
+        a = stack.enter_context(one.peer())
+        game = a.new_game(code)
+        b = stack.enter_context(two.peer(a.player))
+        assert b.player == a.player
+        kinds: list[str] = []
+        for turn in range(6):
+            peer = a if turn % 2 == 0 else b
+            # an old page (no base): always applied, on a copy caught up if need be
+            reply = peer.ask("solitaire.tap", game=game["id"], target="stock", intent=f"s-{turn}")
+            assert reply["type"] == "solitaire.state", reply
+            kinds.append(reply["event"]["kind"])
+            assert reply["game"]["log_length"] == turn + 1
+        assert kinds == ["flipped"] * 6
+        # the same intent to both processes: written once
+        first = a.ask("solitaire.tap", game=game["id"], target=25, intent="twice", base=6)
+        again = b.ask("solitaire.tap", game=game["id"], target=25, intent="twice", base=6)
+        assert first["event"]["kind"] == "selected" and again["event"]["repeat"] is True
+        assert again["game"]["log_length"] == 7
+    with closing(sqlite3.connect(db)) as conn:
+        rows = conn.execute(
+            "SELECT action, intent FROM solitaire_moves WHERE game_id = ? ORDER BY seq",
+            (game["id"],),
+        ).fetchall()
+    assert rows == [("stock", f"s-{n}") for n in range(6)] + [("25", "twice")]

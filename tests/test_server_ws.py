@@ -218,7 +218,8 @@ def test_tap_select_deselect_and_flip(site: Site) -> None:
         assert flipped["game"]["moves"] == 1 and flipped["game"]["undo_left"] == 1
         covered = peer.tap(game_id, 1)
         assert covered["event"] == {
-            "kind": "ignored", "message": None, "message_key": None, "reason": "covered"
+            "kind": "ignored", "message": None, "message_key": None, "reason": "covered",
+            "repeat": False,
         }
         assert comparable(covered["game"]) == comparable(flipped["game"])
 
@@ -251,6 +252,7 @@ def test_move_errors_says_must_be_the_same_rank_in_the_connections_language(site
             "message": "Harus bernilai sama",
             "message_key": "must_match",
             "reason": "must_match",
+            "repeat": False,
         }
         peer.ask("lang", lang="en")
         peer.tap(game_id, TIP)

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 
 from pydantic import BaseModel
 
+from heartsuit.server import messages
 from heartsuit.server.bus import Notice
 from heartsuit.server.players import Player, PlayerChanged
 from heartsuit.server.protocol import ClientMessage
@@ -29,14 +30,14 @@ from heartsuit.server.solitaire_protocol import (
     SolitaireNone,
     SolitaireRestart,
     SolitaireResume,
+    SolitaireStale,
     SolitaireState,
     SolitaireTap,
     SolitaireUndo,
     StatsRequest,
 )
-from heartsuit.server.solitaire_service import GameChanged, Played, SolitaireService
-from heartsuit.server.solitaire_store import GameStatus
-from heartsuit.server.solitaire_view import game_view, tap_event
+from heartsuit.server.solitaire_service import GameChanged, Played, SolitaireService, Stale
+from heartsuit.server.solitaire_view import tap_event
 
 
 class SolitaireEndpoint:
@@ -68,8 +69,9 @@ class SolitaireSession:
 
     async def handle(self, player: Player, message: ClientMessage, req: int | None) -> None:
         service, pid = self.service, player.id
+        helped = self.prefs.placement_help
         if isinstance(message, SolitaireResume):
-            played = await service.resume(pid)
+            played = await service.resume(pid, placement_help=helped)
             if played is None:
                 await self.context.send(SolitaireNone(), req)
             else:
@@ -77,18 +79,44 @@ class SolitaireSession:
         elif isinstance(message, SolitaireNew):
             await self._send_state(
                 await service.new_game(
-                    pid, message.code, message.winnable_only, leave=message.leave
+                    pid,
+                    message.code,
+                    message.winnable_only,
+                    leave=message.leave,
+                    placement_help=helped,
                 ),
                 req,
             )
         elif isinstance(message, SolitaireRestart):
             await self._send_state(
-                await service.restart(pid, message.game, leave=message.leave), req
+                await service.restart(
+                    pid, message.game, leave=message.leave, placement_help=helped
+                ),
+                req,
             )
-        elif isinstance(message, SolitaireTap):
-            await self._send_state(await service.tap(pid, message.game, message.target), req)
-        elif isinstance(message, SolitaireUndo):
-            await self._send_state(await service.undo(pid, message.game), req)
+        elif isinstance(message, SolitaireTap | SolitaireUndo):
+            try:
+                if isinstance(message, SolitaireTap):
+                    played = await service.tap(
+                        pid,
+                        message.game,
+                        message.target,
+                        intent=message.intent,
+                        base=message.base,
+                        placement_help=helped,
+                    )
+                else:
+                    played = await service.undo(
+                        pid,
+                        message.game,
+                        intent=message.intent,
+                        base=message.base,
+                        placement_help=helped,
+                    )
+            except Stale as stale:
+                await self._send_stale(stale, req)
+                return
+            await self._send_state(played, req)
         elif isinstance(message, SettingsUpdate):
             self.prefs = await service.set_preferences(
                 pid,
@@ -110,29 +138,34 @@ class SolitaireSession:
         elif isinstance(notice, GameChanged):
             if self._seen.get(notice.game, -1) >= notice.log_length:
                 return  # this tab was already sent the game as far as the notice goes
-            played = await self.service.game_of(notice.player, notice.game)
-            if self._seen.get(notice.game) != played.live.record.log_length:
+            played = await self.service.game_of(
+                notice.player,
+                notice.game,
+                log_length=notice.log_length,
+                placement_help=self.prefs.placement_help,
+            )
+            assert played.view is not None
+            if self._seen.get(notice.game) != played.view.log_length:
                 await self._send_state(played, None)
 
     async def close(self) -> None:
         return None  # nothing is held: the games live in the move log
 
     async def _send_state(self, played: Played, req: int | None) -> None:
-        live = played.live
-        view = game_view(
-            live.game,
-            game_id=live.record.id,
-            started_at_ms=live.record.started_at_ms,
-            now_ms=self.service.clock(),
-            placement_help=self.prefs.placement_help,
-            under_way=self.service.under_way(live),
-            dead_deal=live.record.status in (GameStatus.DEAD_DEAL, GameStatus.UNPLAYABLE),
-        )
+        view = played.view
+        assert view is not None  # the service builds every answer's view under its lock
         if played.result is not None:
             event = tap_event(
                 played.result, move_errors=self.prefs.move_errors, lang=self.context.lang
             )
         else:
-            event = Event(kind=played.kind)
-        self._seen[live.record.id] = live.record.log_length
+            event = Event(kind=played.kind, repeat=played.repeat)
+        self._seen[view.id] = max(self._seen.get(view.id, -1), view.log_length)
         await self.context.send(SolitaireState(game=view, event=event), req)
+
+    async def _send_stale(self, stale: Stale, req: int | None) -> None:
+        view = stale.played.view
+        assert view is not None
+        self._seen[view.id] = max(self._seen.get(view.id, -1), view.log_length)
+        text = messages.text(self.context.lang, "server.error.solitaire_stale")
+        await self.context.send(SolitaireStale(message=text, game=view), req)

@@ -10,9 +10,17 @@ preferences are stored as.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictBool, StrictInt
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    StrictBool,
+    StrictInt,
+    StringConstraints,
+)
 
 from heartsuit.server.protocol import ClientMessage, Reply
 
@@ -43,16 +51,29 @@ class SolitaireRestart(ClientMessage):
     leave: str | None = None
 
 
+#: the page's id of an intent (a tap or an undo): kept when the frame is sent again
+IntentId = Annotated[
+    str, StringConstraints(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9._:-]+$")
+]
+
+
 class SolitaireTap(ClientMessage):
     type: Literal["solitaire.tap"]
     game: str
     #: 1..25, "stock" or "waste"; checked by the service so that a wrong target is ``bad_target``
     target: JsonValue
+    #: the page's id of this tap: a frame sent again is answered, not applied twice
+    intent: IntentId | None = None
+    #: the ``log_length`` of the view the tap was made on: if the game has moved on since, the
+    #: tap is refused (``stale``, with the fresh state) rather than applied to another position
+    base: StrictInt | None = Field(default=None, ge=0)
 
 
 class SolitaireUndo(ClientMessage):
     type: Literal["solitaire.undo"]
     game: str
+    intent: IntentId | None = None
+    base: StrictInt | None = Field(default=None, ge=0)
 
 
 class SettingsUpdate(ClientMessage):
@@ -101,6 +122,19 @@ class HeartCardView(CardView):
     free: bool
 
 
+class TapAnswers(BaseModel):
+    """What a tap on this state would do, from the engine itself, so that the page can show a
+    selection, a deselection, a mismatch or a pair at once and let the server confirm it. Which
+    heart cards are free is in each card's ``free``; what is selected, in ``selected``."""
+
+    model_config = ConfigDict(frozen=True)
+
+    #: every pair that could be removed now: [position, position] or [position, "waste"]
+    pairs: list[tuple[int, int | Literal["waste"]]]
+    #: what a tap on the stock does: turn up a card, turn the waste over, or nothing
+    stock: Literal["flip", "redeal", "none"]
+
+
 class GameView(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -123,6 +157,10 @@ class GameView(BaseModel):
     under_way: bool = False
     #: dead from the deal itself: no pair can ever be made; it does not count as a game
     dead_deal: bool = False
+    #: how many entries the game's move log holds: the page's ``base`` for its next intent
+    log_length: int = 0
+    #: what a tap would do (None once the game is over: taps are refused)
+    answers: TapAnswers | None = None
 
 
 class Event(BaseModel):
@@ -134,6 +172,8 @@ class Event(BaseModel):
     message_key: str | None = None
     #: why a tap did what it did ("covered", "must_match", …), whatever the settings say
     reason: str | None = None
+    #: the intent was already applied (a frame sent again): the state is as it left it
+    repeat: bool = False
 
 
 class PlayerSettings(BaseModel):
@@ -148,6 +188,16 @@ class SolitaireState(Reply):
     type: Literal["solitaire.state"] = "solitaire.state"
     game: GameView
     event: Event
+
+
+class SolitaireStale(Reply):
+    """The refusal of an intent made on a view that has moved on (another tab, another
+    process): an error (``code`` "stale") carrying the game as it is now."""
+
+    type: Literal["error"] = "error"
+    code: Literal["stale"] = "stale"
+    message: str
+    game: GameView
 
 
 class SolitaireNone(Reply):

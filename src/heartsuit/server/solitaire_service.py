@@ -14,6 +14,14 @@ The service is the only writer of solitaire games. Its rules of the house:
   whose log write failed is dropped from it so that the log stays the truth.
 - One player's requests run one at a time (a per-player lock), so two tabs cannot interleave
   moves; the log's primary key (game, sequence number) refuses a second writer in any case.
+  Each reply's view is built while that lock is held, so it is the game as the request left it.
+- Another process may have written the game since this one cached it: the store then refuses
+  the write (:class:`MoveConflict`), and the service catches up from the log and checks the
+  action once more on the fresh game; if it still cannot be written, or the page's view
+  (``base``) was already behind, the answer is ``stale`` with the fresh state (:class:`Stale`).
+- Taps and undos may carry the page's id of the intent (``intent``), kept in the log: an intent
+  sent again (a retry after a dropped connection, in any process, after a restart) is answered
+  with the game as it is, marked ``repeat``, and never applied twice.
 - A new game (or a restart of the deal) closes the player's open game: a game under way (moves
   made, not over) counts as a loss, and only if the request names it in ``leave`` (else
   ``game_under_way``: the page asks the player first); a game with no moves is not counted; a
@@ -35,13 +43,14 @@ import secrets
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from heartsuit.server.bus import Bus, Notice, notice
 from heartsuit.server.clock import Clock, wall_ms
+from heartsuit.server.db import MoveConflict
 from heartsuit.server.players import PlayerService, player_channel
 from heartsuit.server.protocol import ErrorCode, ProtocolError
-from heartsuit.server.solitaire_protocol import PlayerSettings, StatsReply
+from heartsuit.server.solitaire_protocol import GameView, PlayerSettings, StatsReply
 from heartsuit.server.solitaire_stats import (
     DEFAULT_PAGE,
     close_game,
@@ -59,9 +68,23 @@ from heartsuit.server.solitaire_store import (
     Tally,
     TallyKind,
 )
-from heartsuit.solitaire import Action, Game, GameError, GameOver, Outcome, TapKind, TapResult
+from heartsuit.server.solitaire_view import game_view
+from heartsuit.solitaire import (
+    Action,
+    Game,
+    GameError,
+    GameOver,
+    Outcome,
+    TapKind,
+    TapResult,
+    Target,
+)
 from heartsuit.solitaire.codes import DealCodeError, normalize_code, random_code
 from heartsuit.solitaire.taps import check_target
+
+#: how many of a game's latest intent ids are remembered in memory (older ones are still
+#: refused by the store's unique index, and answered ``stale``)
+INTENT_MEMORY = 256
 
 #: the name the player's Heart to Heart preferences are stored under
 GAME = "solitaire"
@@ -87,15 +110,41 @@ class LiveGame:
 
     record: GameRecord
     game: Game
+    #: the latest intents logged for this game, each with what it did ("" when read back from
+    #: the log, which keeps the action, not its result)
+    intents: OrderedDict[str, str] = field(default_factory=OrderedDict)
+
+    def saw(self, intent: str | None, kind: str) -> None:
+        if intent is None:
+            return
+        self.intents[intent] = kind
+        self.intents.move_to_end(intent)
+        while len(self.intents) > INTENT_MEMORY:
+            self.intents.popitem(last=False)
 
 
 @dataclass(frozen=True, slots=True)
 class Played:
-    """The answer to a request about a game: the game, and what the request did to it."""
+    """The answer to a request about a game: the game, what the request did to it, and the
+    view of the game as the request left it (built under the player's lock)."""
 
     live: LiveGame
     kind: str
     result: TapResult | None = None
+    view: GameView | None = None
+    #: the request's intent was already applied: nothing was done again
+    repeat: bool = False
+    #: the request wrote to the move log
+    logged: bool = False
+
+
+class Stale(ProtocolError):
+    """The intent was made on a view of the game that has moved on (another tab, another
+    process): nothing was applied, and :attr:`played` is the game as it is now."""
+
+    def __init__(self, played: Played) -> None:
+        super().__init__(ErrorCode.STALE, "the game moved on before that move arrived")
+        self.played = played
 
 
 #: the log's words for the actions that are not heart positions
@@ -183,13 +232,17 @@ class SolitaireService:
 
     # ------------------------------------------------------------------ games
 
-    async def resume(self, player_id: str) -> Played | None:
+    async def resume(self, player_id: str, *, placement_help: bool = True) -> Played | None:
         """The player's open game (playing or at a dead end), if any."""
         async with self._lock(player_id):
             record = await self.store.open_game(player_id)
             if record is None:
                 return None
-            return Played(await self._load(record.id, player_id), "resumed")
+            live = await self._load(record.id, player_id)
+            if live.record.log_length != record.log_length:
+                # another process wrote the game since this one cached it
+                live = await self._catch_up(record.id, player_id)
+            return self._played(live, "resumed", placement_help)
 
     async def new_game(
         self,
@@ -198,6 +251,7 @@ class SolitaireService:
         winnable_only: bool | None = None,
         *,
         leave: str | None = None,
+        placement_help: bool = True,
     ) -> Played:
         """Deal a new game (of ``code``, or a random deal) and make it the player's game.
 
@@ -207,16 +261,29 @@ class SolitaireService:
         if code is not None:
             code = _checked_code(code)
         async with self._lock(player_id):
-            return await self._deal(player_id, code, winnable_only, leave, "dealt")
+            played = await self._deal(player_id, code, winnable_only, leave, "dealt")
+            played = self._played(played.live, played.kind, placement_help)
+        await self._notify(played.live.record)
+        return played
 
-    async def restart(self, player_id: str, game_id: str, *, leave: str | None = None) -> Played:
+    async def restart(
+        self,
+        player_id: str,
+        game_id: str,
+        *,
+        leave: str | None = None,
+        placement_help: bool = True,
+    ) -> Played:
         """Deal the code of the player's game ``game_id`` again, from the start; the game in
         progress is left as by :meth:`new_game` (recorded once: a loss if under way)."""
         async with self._lock(player_id):
             record = await self.store.get_game(game_id)
             if record is None or record.player_id != player_id:
                 raise ProtocolError(ErrorCode.UNKNOWN_GAME, f"no game {game_id[:40]!r}")
-            return await self._deal(player_id, record.code, False, leave, "restarted")
+            played = await self._deal(player_id, record.code, False, leave, "restarted")
+            played = self._played(played.live, played.kind, placement_help)
+        await self._notify(played.live.record)
+        return played
 
     async def _deal(
         self,
@@ -259,44 +326,126 @@ class SolitaireService:
             self._live.pop(old.id, None)
         live = LiveGame(record, game)
         self._remember(live)
-        await self._notify(record)
         return Played(live, kind)
 
-    async def tap(self, player_id: str, game_id: str, target: object) -> Played:
-        """Touch a card, the stock or the waste of the player's game ``game_id``."""
+    async def tap(
+        self,
+        player_id: str,
+        game_id: str,
+        target: object,
+        *,
+        intent: str | None = None,
+        base: int | None = None,
+        placement_help: bool = True,
+    ) -> Played:
+        """Touch a card, the stock or the waste of the player's game ``game_id``.
+
+        ``intent`` is the page's id of this tap (a repeat is answered, not applied again);
+        ``base`` the log length of the view the page made it on (a view that has moved on is
+        answered with :class:`Stale`). Both may be left out (older pages).
+        """
         try:
             checked = check_target(target)
         except GameError as err:
             raise ProtocolError(ErrorCode.BAD_TARGET, str(err)) from None
-        async with self._lock(player_id):
-            live = await self._playable(game_id, player_id)
-            now = self.clock()
-            try:
-                result = live.game.tap(checked, now=now / 1000)
-            except GameOver as err:
-                raise ProtocolError(ErrorCode.GAME_OVER, str(err)) from None
-            if result.kind is not TapKind.IGNORED:
-                await self._log(live, str(checked), now)
-        if result.kind is not TapKind.IGNORED:
-            await self._notify(live.record)
-        return Played(live, result.kind.value, result)
+        return await self._act(player_id, game_id, checked, intent, base, placement_help)
 
-    async def undo(self, player_id: str, game_id: str) -> Played:
-        """Take back the last move of the player's game ``game_id``."""
+    async def undo(
+        self,
+        player_id: str,
+        game_id: str,
+        *,
+        intent: str | None = None,
+        base: int | None = None,
+        placement_help: bool = True,
+    ) -> Played:
+        """Take back the last move of the player's game ``game_id`` (``intent`` and ``base``
+        as for :meth:`tap`)."""
+        return await self._act(player_id, game_id, None, intent, base, placement_help)
+
+    async def _act(
+        self,
+        player_id: str,
+        game_id: str,
+        target: Target | None,
+        intent: str | None,
+        base: int | None,
+        placement_help: bool,
+    ) -> Played:
+        """A tap on ``target`` (None: an undo), with its intent recognised, its base checked,
+        and a write that another process got in first caught up with and tried once more."""
         async with self._lock(player_id):
-            live = await self._playable(game_id, player_id)
-            now = self.clock()
+            live = await self._load(game_id, player_id)
+            if intent is not None and intent in live.intents:
+                kind = live.intents[intent] or "repeat"
+                return self._played(live, kind, placement_help, repeat=True)
+            if base is not None and base != live.record.log_length:
+                # the page saw more (or less) than this process's copy: read the log again
+                live = await self._catch_up(game_id, player_id)
+            played: Played | None = None
+            for _attempt in range(2):
+                if intent is not None and intent in live.intents:
+                    kind = live.intents[intent] or "repeat"
+                    return self._played(live, kind, placement_help, repeat=True)
+                if base is not None and base != live.record.log_length:
+                    raise Stale(self._played(live, "stale", placement_help))
+                try:
+                    played = await self._apply(live, target, intent, placement_help)
+                    break
+                except MoveConflict:
+                    # another process wrote this game since it was cached here (or the same
+                    # intent, at the same moment): catch up from the log and look again
+                    live = await self._catch_up(game_id, player_id)
+            if played is None:
+                if intent is not None and intent in live.intents:
+                    kind = live.intents[intent] or "repeat"
+                    return self._played(live, kind, placement_help, repeat=True)
+                raise Stale(self._played(live, "stale", placement_help))
+        if played.logged:
+            await self._notify(played.live.record)
+        return played
+
+    async def _apply(
+        self, live: LiveGame, target: Target | None, intent: str | None, placement_help: bool
+    ) -> Played:
+        """Apply a tap on ``target`` (None: an undo) to the live game and log it."""
+        if live.record.status not in (GameStatus.PLAYING, GameStatus.DEAD_END):
+            raise ProtocolError(
+                ErrorCode.GAME_OVER, f"game {live.record.id} is {live.record.status.value}"
+            )
+        now = self.clock()
+        if target is None:
             undone = live.game.undo(now=now / 1000)
+            kind = "undone" if undone else "nothing_to_undo"
             if undone:
-                await self._log(live, "undo", now)
-        if undone:
-            await self._notify(live.record)
-        return Played(live, "undone" if undone else "nothing_to_undo")
+                await self._log(live, "undo", now, intent)
+                live.saw(intent, kind)
+            return self._played(live, kind, placement_help, logged=undone)
+        try:
+            result = live.game.tap(target, now=now / 1000)
+        except GameOver as err:
+            raise ProtocolError(ErrorCode.GAME_OVER, str(err)) from None
+        logged = result.kind is not TapKind.IGNORED
+        if logged:
+            await self._log(live, str(target), now, intent)
+            live.saw(intent, result.kind.value)
+        return self._played(live, result.kind.value, placement_help, result=result, logged=logged)
 
-    async def game_of(self, player_id: str, game_id: str) -> Played:
-        """The current state of one of the player's games (after a notice from another tab)."""
+    async def game_of(
+        self,
+        player_id: str,
+        game_id: str,
+        *,
+        log_length: int | None = None,
+        placement_help: bool = True,
+    ) -> Played:
+        """The current state of one of the player's games (after a notice from another tab,
+        which says how far the log goes: a copy behind that catches up from the log)."""
         async with self._lock(player_id):
-            return Played(await self._load(game_id, player_id), "synced")
+            live = await self._load(game_id, player_id)
+            if log_length is not None and live.record.log_length < log_length:
+                live = await self._catch_up(game_id, player_id)
+            return self._played(live, "synced", placement_help)
 
     async def stats(
         self, player_id: str, offset: int = 0, limit: int = DEFAULT_PAGE
@@ -312,6 +461,34 @@ class SolitaireService:
         return under_way(live.record)
 
     # ------------------------------------------------------------------ internals
+
+    def _played(
+        self,
+        live: LiveGame,
+        kind: str,
+        placement_help: bool,
+        *,
+        result: TapResult | None = None,
+        repeat: bool = False,
+        logged: bool = False,
+    ) -> Played:
+        """The answer to a request, its view built now (the caller holds the lock)."""
+        view = game_view(
+            live.game,
+            game_id=live.record.id,
+            started_at_ms=live.record.started_at_ms,
+            now_ms=self.clock(),
+            placement_help=placement_help,
+            under_way=under_way(live.record),
+            dead_deal=live.record.status in (GameStatus.DEAD_DEAL, GameStatus.UNPLAYABLE),
+            log_length=live.record.log_length,
+        )
+        return Played(live, kind, result, view, repeat, logged)
+
+    async def _catch_up(self, game_id: str, player_id: str) -> LiveGame:
+        """Forget the cached copy of a game and read it again from the store."""
+        self._live.pop(game_id, None)
+        return await self._load(game_id, player_id)
 
     def _lock(self, player_id: str) -> asyncio.Lock:
         lock = self._locks.get(player_id)
@@ -339,16 +516,23 @@ class SolitaireService:
             record = await self.store.get_game(game_id)
             if record is None or record.player_id != player_id:
                 raise ProtocolError(ErrorCode.UNKNOWN_GAME, f"no game {game_id[:40]!r}")
-            live = LiveGame(record, await self._rebuild(record))
+            game, replayed = await self._rebuild(record)
+            live = LiveGame(record, game)
+            since = max(0, record.log_length - INTENT_MEMORY)
+            logged = await self.store.intents(game_id, since)
+            for intent, _seq in sorted(logged.items(), key=lambda item: item[1]):
+                # what an intent did is known for the entries replayed after the snapshot
+                live.saw(intent, replayed.get(intent, ""))
         elif live.record.player_id != player_id:
             # another player's game id is as unknown to this player as a made-up one
             raise ProtocolError(ErrorCode.UNKNOWN_GAME, f"no game {game_id[:40]!r}")
         self._remember(live)
         return live
 
-    async def _rebuild(self, record: GameRecord) -> Game:
+    async def _rebuild(self, record: GameRecord) -> tuple[Game, dict[str, str]]:
         """The game of ``record`` from its newest snapshot and the log entries after it (at
-        most ``snapshot_every``), or from the deal and the whole log without a usable one."""
+        most ``snapshot_every``), or from the deal and the whole log without a usable one;
+        and what each replayed entry with an intent did."""
         game: Game | None = None
         since = 0
         stored = await self.store.snapshot(record.id)
@@ -361,26 +545,23 @@ class SolitaireService:
         if game is None:
             game, since = Game.from_code(record.code, now=record.started_at_ms / 1000), 0
         log = await self.store.moves(record.id, since)
+        kinds: dict[str, str] = {}
         for index, move in enumerate(log, start=since):
             action, now = _action_value(move.action), move.at_ms / 1000
             try:
                 if action == "undo":
-                    game.undo(now=now)
+                    kind = "undone" if game.undo(now=now) else "nothing_to_undo"
                 else:
-                    game.tap(action, now=now)
+                    kind = game.tap(action, now=now).kind.value
             except GameError as err:
                 raise GameError(f"action {index} ({action!r}) of the log: {err}", err.key) from None
-        return game
+            if move.intent is not None:
+                kinds[move.intent] = kind
+        return game, kinds
 
-    async def _playable(self, game_id: str, player_id: str) -> LiveGame:
-        live = await self._load(game_id, player_id)
-        if live.record.status not in (GameStatus.PLAYING, GameStatus.DEAD_END):
-            raise ProtocolError(
-                ErrorCode.GAME_OVER, f"game {game_id} is {live.record.status.value}"
-            )
-        return live
-
-    async def _log(self, live: LiveGame, action: str, now: int) -> None:
+    async def _log(
+        self, live: LiveGame, action: str, now: int, intent: str | None = None
+    ) -> None:
         """Write the action and the game's new summary; on any failure forget the game."""
         game, old = live.game, live.record
         outcome = game.outcome
@@ -399,7 +580,7 @@ class SolitaireService:
             elapsed_ms=round(game.elapsed(now / 1000) * 1000) if finished else None,
             log_length=old.log_length + 1,
         )
-        move = MoveRecord(old.id, old.log_length, action, now)
+        move = MoveRecord(old.id, old.log_length, action, now, intent)
         counted = tally(old.status, summary)
         snapshot = None
         if summary.log_length % self.snapshot_every == 0:

@@ -103,6 +103,8 @@ class MoveRecord:
     seq: int
     action: str
     at_ms: int
+    #: the page's id of the intent that wrote it (None for older entries and older pages)
+    intent: str | None = None
 
 
 class TallyKind(StrEnum):
@@ -186,6 +188,10 @@ class SolitaireStore(Protocol):
         """The log of a game from entry ``since`` on."""
         ...
 
+    async def intents(self, game_id: str, since: int = 0) -> dict[str, int]:
+        """The intent ids logged for a game from entry ``since`` on, each with its entry."""
+        ...
+
     async def snapshot(self, game_id: str) -> tuple[int, str] | None:
         """The newest stored snapshot of a game: (log length it follows, the engine's JSON)."""
         ...
@@ -200,7 +206,8 @@ class SolitaireStore(Protocol):
         """Log ``move``, store ``summary`` as the game's row, apply ``tally`` and store
         ``snapshot`` (the engine's state after the move, as JSON), all or nothing.
 
-        Raises :class:`MoveConflict` if the log already has an entry ``move.seq``.
+        Raises :class:`MoveConflict` if the log already has an entry ``move.seq``, or an entry
+        of ``move.intent``.
         """
         ...
 
@@ -246,6 +253,9 @@ moves_log = Table(
     Column("seq", Integer, primary_key=True),
     Column("action", String(8), nullable=False),
     Column("at_ms", BigInteger, nullable=False),
+    # the page's id of the tap or undo (migration 0005): a frame sent again is recognised by it
+    Column("intent", String(64), nullable=True),
+    Index("ux_solitaire_moves_game_intent", "game_id", "intent", unique=True),
 )
 
 snapshots = Table(
@@ -327,7 +337,7 @@ def _game_values(game: GameRecord) -> dict[str, Any]:
 
 
 class SqlSolitaireStore:
-    """:class:`SolitaireStore` on SQL (tables from migrations 0001 and 0004)."""
+    """:class:`SolitaireStore` on SQL (tables from migrations 0001, 0004 and 0005)."""
 
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -392,7 +402,19 @@ class SqlSolitaireStore:
         )
         async with self.db.reading() as conn:
             rows = await conn.execute(query)
-            return [MoveRecord(r.game_id, r.seq, r.action, r.at_ms) for r in rows]
+            return [MoveRecord(r.game_id, r.seq, r.action, r.at_ms, r.intent) for r in rows]
+
+    async def intents(self, game_id: str, since: int = 0) -> dict[str, int]:
+        query = (
+            select(moves_log.c.intent, moves_log.c.seq)
+            .where(
+                moves_log.c.game_id == game_id,
+                moves_log.c.seq >= since,
+                moves_log.c.intent.is_not(None),
+            )
+        )
+        async with self.db.reading() as conn:
+            return {r.intent: r.seq for r in await conn.execute(query)}
 
     async def snapshot(self, game_id: str) -> tuple[int, str] | None:
         query = select(snapshots.c.log_length, snapshots.c.state).where(
@@ -415,7 +437,11 @@ class SqlSolitaireStore:
             async with self.db.writing() as conn:
                 await conn.execute(
                     insert(moves_log).values(
-                        game_id=move.game_id, seq=move.seq, action=move.action, at_ms=move.at_ms
+                        game_id=move.game_id,
+                        seq=move.seq,
+                        action=move.action,
+                        at_ms=move.at_ms,
+                        intent=move.intent,
                     )
                 )
                 await conn.execute(

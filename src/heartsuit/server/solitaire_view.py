@@ -7,9 +7,17 @@ principle 2). The stock is sent only as a count: its order is hidden from the pa
 
 from __future__ import annotations
 
+from typing import Literal
+
 from heartsuit.cards import Card, rank_name
 from heartsuit.server import messages
-from heartsuit.server.solitaire_protocol import CardView, Event, GameView, HeartCardView
+from heartsuit.server.solitaire_protocol import (
+    CardView,
+    Event,
+    GameView,
+    HeartCardView,
+    TapAnswers,
+)
 from heartsuit.solitaire import Game, Outcome, TapResult
 from heartsuit.solitaire.undo import UNDO_LIMIT
 
@@ -27,6 +35,7 @@ def game_view(
     placement_help: bool,
     under_way: bool = False,
     dead_deal: bool = False,
+    log_length: int = 0,
 ) -> GameView:
     """The view of ``game`` at ``now_ms``; outlines and dimming as the player's setting says.
     ``under_way`` and ``dead_deal`` are the service's verdicts on the game's record."""
@@ -86,7 +95,22 @@ def game_view(
         started_at_ms=started_at_ms,
         under_way=under_way,
         dead_deal=dead_deal,
+        log_length=log_length,
+        answers=tap_answers(game),
     )
+
+
+def tap_answers(game: Game) -> TapAnswers | None:
+    """What a tap on ``game`` would do, as the engine says (None once it is over)."""
+    if game.outcome is not Outcome.PLAYING:
+        return None
+    if game.stock:
+        stock: Literal["flip", "redeal", "none"] = "flip"
+    elif game.waste:
+        stock = "redeal"
+    else:
+        stock = "none"
+    return TapAnswers(pairs=[(a, b) for a, b in game.pairs() if isinstance(a, int)], stock=stock)
 
 
 def tap_event(result: TapResult, *, move_errors: bool, lang: messages.Lang) -> Event:

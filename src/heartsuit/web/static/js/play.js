@@ -1,9 +1,13 @@
 // The Heart to Heart page: sends taps, undo, new game and settings to the server over /ws and
-// draws the game view it gets back. All rules, outlines and dimming come from the server.
+// draws the game view it gets back. All rules, outlines and dimming come from the server; a tap
+// is shown at once from what the server's last state says it would do (taps.js), and confirmed
+// or rolled back by the server's answer. Offline, taps wait in order until the connection is
+// back.
 
 import { Board } from "./board.js";
 import { closeDialog, openDialog, toast, wireCloseButtons } from "./dialogs.js";
 import { cardName, formatTime, lang, t } from "./i18n.js";
+import { Taps } from "./taps.js";
 import { Connection } from "./ws.js";
 
 const root = document.querySelector("[data-game]");
@@ -23,6 +27,8 @@ const confirmNewText = confirmNewBody.textContent;
 const undoButtons = document.querySelectorAll('[data-action="undo"]');
 const undoLeft = root.querySelector("[data-undo-left]");
 const announcer = root.querySelector("[data-announce]");
+const offlineNote = root.querySelector("[data-offline-note]");
+const offlineWaiting = root.querySelector("[data-offline-waiting]");
 
 let game = null;
 let receivedAt = 0;
@@ -38,16 +44,74 @@ let before = null;
 const board = new Board(root, { interactive: true, onTap: (target) => tap(target) });
 const conn = new Connection({
   lang,
+  followNetwork: true,
   onReady: (welcome) => ready(welcome),
-  onStatus: (online) => {
-    if (!online) status.textContent = t("game.offline");
-  },
+  // the note over the board says it (the status line would only repeat it)
+  onStatus: (online) => setOffline(!online),
   onPush: (message) => {
     // another tab of this player moved, started a game or changed a setting
     if (message.type === "solitaire.state" && game) show({ ...message, event: {} });
     else if (message.type === "settings") settings = pickSettings(message);
   },
 });
+
+// taps and undos as intents: shown at once, sent in order, confirmed or rolled back
+const taps = new Taps({
+  conn,
+  helped: () => settings.placement_help,
+  draw: (view, { kind, pending }) => {
+    const previous = drawn;
+    paint(view, pending);
+    if (kind && SAID_AT_ONCE.has(kind)) announce(describeEvent(previous, view, { kind }));
+  },
+  answer: (reply, { guess, quiet }) => {
+    const kind = reply.event && reply.event.kind;
+    show(reply, { said: quiet || (kind === guess && SAID_AT_ONCE.has(guess)) });
+  },
+  refused: (error, { guessed, fresh }) => rollBack(error, guessed, fresh),
+  waiting: (n) => queueChanged(n),
+});
+// what a guessed tap says at once (a pair's points and a flip's card come with the answer)
+const SAID_AT_ONCE = new Set(["selected", "reselected", "deselected"]);
+// the view last drawn (the server's state, or a guess on top of it)
+let drawn = null;
+// intents were waiting when the connection came back: say when they are all through
+let resending = false;
+
+function setOffline(offline) {
+  root.dataset.offline = String(offline);
+  offlineNote.hidden = !offline;
+  queueChanged(taps.queue.length);
+}
+
+function queueChanged(n) {
+  root.dataset.pending = String(n > 0);
+  root.dataset.waiting = String(n);
+  offlineWaiting.textContent = n > 0 ? t("game.offline_waiting", { n }) : "";
+  if (n === 0 && resending) {
+    resending = false;
+    status.textContent = t("game.back_online");
+    announce(t("game.back_online"));
+    setTimeout(() => {
+      if (status.textContent === t("game.back_online")) status.textContent = "";
+    }, 4000);
+  }
+}
+
+/** A refused intent: the board goes back to the server's state, and the page says why. */
+function rollBack(error, guessed, fresh) {
+  if (fresh) show({ game: fresh, event: {} }, { said: true });
+  else if (game) paintShown();
+  // a tap the page did not guess (a finished game, a card gone) is simply ignored, as before
+  if (!guessed && error && ["game_over", "bad_target"].includes(error.code)) return;
+  const message = t("game.rolled_back", { message: error && error.message ? error.message : String(error) });
+  toast(message);
+  announce(message);
+  const table = root.querySelector("[data-board]");
+  table.classList.remove("rolled-back");
+  void table.offsetWidth; // restart the animation
+  table.classList.add("rolled-back");
+}
 
 function pickSettings(reply) {
   return {
@@ -60,6 +124,10 @@ function pickSettings(reply) {
 function ready(welcome) {
   settings = { ...settings, ...welcome.settings };
   status.textContent = "";
+  // the taps made while offline (or unanswered when the connection dropped) go first, in
+  // order and with their ids: the server applies each once
+  if (taps.queue.length > 0) resending = true;
+  taps.flush();
   if (!started) {
     started = true;
     start().catch(report);
@@ -166,12 +234,12 @@ function closeEndDialogs() {
 
 function tap(target) {
   if (!game) return;
-  conn.request({ type: "solitaire.tap", game: game.id, target }).then(show, report);
+  taps.act({ type: "tap", target });
 }
 
 function undo() {
   if (!game) return;
-  conn.request({ type: "solitaire.undo", game: game.id }).then(show, report);
+  taps.act({ type: "undo" });
 }
 
 /** Say what a move did, politely (a screen reader reads it after what it is saying). */
@@ -221,31 +289,51 @@ function report(error) {
   toast(t("game.error", { message: error && error.message ? error.message : String(error) }));
 }
 
-function show(reply) {
+/** Draw a view: the server's state, or a guess on top of it (`pending`: targets whose card
+ * the server has yet to show). */
+function paint(view, pending = new Set()) {
+  drawn = view;
+  board.render(view);
+  for (const el of root.querySelectorAll("[data-pos], [data-pile]")) {
+    el.classList.toggle("pending", pending.has(el.dataset.pos || el.dataset.pile));
+  }
+  // the card a flip turns up is the server's to show: until then the waste says it waits
+  if (pending.has("waste")) root.querySelector('[data-pile="waste"]').setAttribute("aria-label", t("game.pending"));
+  info("score").textContent = String(view.score);
+  info("moves").textContent = String(view.moves);
+  info("code").textContent = view.code;
+  // a won game is final; a dead end can be undone
+  const canUndo = view.undo_left > 0 && view.outcome !== "won";
+  for (const button of undoButtons) button.disabled = !canUndo;
+  // the count shows only while there is something to undo (no "0" on a disabled button)
+  undoLeft.hidden = !canUndo;
+  undoLeft.querySelector("[data-undo-n]").textContent = String(view.undo_left);
+  undoLeft.querySelector("[data-undo-spoken]").textContent = `, ${t("game.undo_left", { n: view.undo_left })}`;
+}
+
+function paintShown() {
+  const { view, pending } = taps.shown();
+  paint(view, pending);
+}
+
+/** A state from the server; `said`: its event was already told (a guessed selection, a
+ * repeat, a rollback). */
+function show(reply, { said = false } = {}) {
   const previous = game;
   game = reply.game;
+  taps.setConfirmed(game);
   receivedAt = performance.now();
   root.setAttribute("aria-busy", "false");
   root.dataset.outcome = game.outcome;
   root.dataset.gameId = game.id;
   root.dataset.seq = String(++shown);
-  board.render(game);
-  info("score").textContent = String(game.score);
-  info("moves").textContent = String(game.moves);
-  info("code").textContent = game.code;
+  paintShown();
   tick();
-  // a won game is final; a dead end can be undone
-  const canUndo = game.undo_left > 0 && game.outcome !== "won";
-  for (const button of undoButtons) button.disabled = !canUndo;
-  // the count shows only while there is something to undo (no "0" on a disabled button)
-  undoLeft.hidden = !canUndo;
-  undoLeft.querySelector("[data-undo-n]").textContent = String(game.undo_left);
-  undoLeft.querySelector("[data-undo-spoken]").textContent = `, ${t("game.undo_left", { n: game.undo_left })}`;
 
   const event = reply.event || {};
-  if (event.message) toast(event.message);
-  else if (event.kind === "nothing_to_undo") toast(t("game.nothing_to_undo"));
-  if (reply.event) announce(event.message || describeEvent(previous, game, event));
+  if (event.message && !event.repeat) toast(event.message);
+  else if (event.kind === "nothing_to_undo" && !event.repeat) toast(t("game.nothing_to_undo"));
+  if (reply.event && !said) announce(event.message || describeEvent(previous, game, event));
 
   const changed = !previous || previous.id !== game.id || previous.outcome !== game.outcome;
   if (game.outcome === "playing" && (!before || before.id !== game.id)) {

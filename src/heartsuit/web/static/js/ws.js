@@ -41,8 +41,17 @@ export class Connection {
    *   (what the player's other tabs did)
    * @param {(error: ServerError) => void} [options.onPushError] an error that answers no
    *   request (Hearts: "taken_over" when another tab or device takes this page's seat)
+   * @param {boolean} [options.followNetwork] drop the socket as soon as the browser says it
+   *   is offline (rather than when a send finally fails) and reconnect as soon as it is back
    */
-  constructor({ lang, onReady = () => {}, onStatus = () => {}, onPush = () => {}, onPushError = () => {} }) {
+  constructor({
+    lang,
+    onReady = () => {},
+    onStatus = () => {},
+    onPush = () => {},
+    onPushError = () => {},
+    followNetwork = false,
+  }) {
     this.lang = lang;
     this.onPush = onPush;
     this.onPushError = onPushError;
@@ -56,6 +65,22 @@ export class Connection {
     this.ready = new Promise((resolve) => {
       this.resolveReady = resolve;
     });
+    this.timer = null;
+    if (followNetwork) {
+      window.addEventListener("offline", () => {
+        if (this.socket) this.socket.close();
+      });
+      window.addEventListener("online", () => this.reconnectNow());
+    }
+    this.open();
+  }
+
+  /** Try again at once rather than after the back-off (the network is back). */
+  reconnectNow() {
+    if (this.timer === null) return;
+    clearTimeout(this.timer);
+    this.timer = null;
+    this.retry = 0;
     this.open();
   }
 
@@ -85,12 +110,17 @@ export class Connection {
 
   lost(socket) {
     if (socket !== this.socket) return;
+    this.socket = null;
+    this.welcome = null;
     for (const { reject } of this.pending.values()) reject(new ServerError({ code: "offline" }));
     this.pending.clear();
     this.onStatus(false);
     const delay = Math.min(4000, 250 * 2 ** this.retry);
     this.retry += 1;
-    setTimeout(() => this.open(), delay);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.open();
+    }, delay);
   }
 
   receive(data) {
