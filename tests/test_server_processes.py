@@ -13,9 +13,15 @@ leases back or telling Redis it is gone, as a process killed with SIGKILL would 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import os
 import secrets
+import signal
+import subprocess
+import sys
 import time
+import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -30,7 +36,8 @@ from heartsuit.server.hearts_service import HeartsService
 from heartsuit.server.hearts_tables import LogEntry
 from heartsuit.server.settings import sqlite_url
 from tests.hearts_support import Seat, play_until_over
-from tests.server_support import Site, running_site
+from tests.server_process import free_port
+from tests.server_support import Peer, Site, running_site
 
 REDIS_URL = os.environ.get("HEARTSUIT_TEST_REDIS", "")
 POSTGRES_URL = os.environ.get("HEARTSUIT_TEST_POSTGRES", "")
@@ -259,3 +266,117 @@ def test_when_the_owner_dies_another_process_takes_its_tables_over(
     assert [e.seq for e in log] == list(range(len(log)))
     for seat in (1, 2, 3):
         assert len(actions_of(log, seat)) >= 1, seat
+
+
+# --- heartsuit serve --workers N ---------------------------------------------------------------
+
+
+class _Socket:
+    """A real WebSocket client with the two methods :class:`Peer` uses of Starlette's."""
+
+    def __init__(self, port: int) -> None:
+        from websockets.sync.client import connect
+
+        self._open = ExitStack()
+        self.ws = self._open.enter_context(connect(f"ws://127.0.0.1:{port}/ws", open_timeout=10))
+
+    def send_text(self, data: str) -> None:
+        self.ws.send(data)
+
+    def receive_json(self) -> Any:
+        return json.loads(self.ws.recv(timeout=20))
+
+    def close(self) -> None:
+        self._open.close()
+
+
+def workers_of(parent: int) -> set[int]:
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                if int(fields[1]) == parent and fields[0] != "Z":
+                    found.add(int(entry.name))
+    return found
+
+
+def healthy(port: int) -> bool:
+    with (
+        contextlib.suppress(OSError),
+        urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as answer,
+    ):
+        return bool(answer.read() == b"ok")
+    return False
+
+
+def test_serve_with_workers_runs_them_restarts_a_dead_one_and_stops_them_all(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    port = free_port()
+    env = {
+        **os.environ,
+        "DATABASE_URL": postgres_url,
+        "REDIS_URL": REDIS_URL,
+        "HEARTSUIT_HEARTS_PACE_MS": "0",
+        "HEARTSUIT_HEARTS_LEASE_MS": str(LEASE_MS),
+    }
+    out = (tmp_path / "serve.log").open("wb")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "heartsuit", "serve", "--workers", "2", "--port", str(port)],
+        env=env,
+        stdout=out,
+        stderr=subprocess.STDOUT,
+    )
+    sockets: list[_Socket] = []
+    try:
+        wait_for(lambda: healthy(port) and len(workers_of(server.pid)) == 2, "two workers")
+        first = workers_of(server.pid)
+        # a table with two people, whichever workers their sockets landed on
+        host_socket, guest_socket = _Socket(port), _Socket(port)
+        sockets += [host_socket, guest_socket]
+        host, guest = Seat(Peer(host_socket)), Seat(Peer(guest_socket))  # type: ignore[arg-type]
+        host.peer.hello()
+        guest.peer.hello()
+        host.create(mode="online", name="Host")
+        guest.sit(host.table, 1, "Guest")
+        host.until(lambda s: s["table"]["seats"][1]["kind"] == "human")
+        assert host.ask("hearts.start", table=host.table, token=host.token)["type"] == (
+            "hearts.state"
+        )
+        guest.until(lambda s: s["table"]["status"] == "playing")
+        # a worker killed outright is replaced; the site answers throughout
+        victim = min(first)
+        os.kill(victim, signal.SIGKILL)
+        wait_for(
+            lambda: len(workers_of(server.pid)) == 2 and victim not in workers_of(server.pid),
+            "a new worker in place of the killed one",
+        )
+        assert healthy(port)
+        # SIGTERM stops the supervisor and every worker
+        server.send_signal(signal.SIGTERM)
+        assert server.wait(timeout=30) == 0
+        assert workers_of(server.pid) == set()
+    finally:
+        for sock in sockets:
+            with contextlib.suppress(Exception):
+                sock.close()
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+        out.close()
+    text_out = (tmp_path / "serve.log").read_text(errors="replace")
+    assert "starting another" in text_out, text_out
+
+
+def test_serve_refuses_workers_without_redis(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    done = subprocess.run(
+        [sys.executable, "-m", "heartsuit", "serve", "--workers", "3", "--db", str(tmp_path / "x")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "REDIS_URL" in done.stdout
