@@ -111,8 +111,8 @@ def fresh_database(server_url: str) -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def services(database_url: str = "", redis_url: str = "") -> Iterator[tuple[str, str]]:
-    """``(database_url, redis_url)`` for a run: given, from the environment, or started here."""
+def servers(database_url: str = "", redis_url: str = "") -> Iterator[tuple[str, str]]:
+    """``(PostgreSQL server URL, redis_url)``: given, from the environment, or started here."""
     database_url = database_url or os.environ.get("HEARTSUIT_TEST_POSTGRES", "")
     redis_url = redis_url or os.environ.get("HEARTSUIT_TEST_REDIS", "")
     with contextlib.ExitStack() as stack:
@@ -120,4 +120,15 @@ def services(database_url: str = "", redis_url: str = "") -> Iterator[tuple[str,
             database_url = stack.enter_context(postgres_server())
         if not redis_url:
             redis_url = stack.enter_context(redis_server())
-        yield stack.enter_context(fresh_database(database_url)), redis_url
+        yield database_url, redis_url
+
+
+@contextlib.contextmanager
+def services(database_url: str = "", redis_url: str = "") -> Iterator[tuple[str, str]]:
+    """``(database_url, redis_url)`` for a run: a fresh database on the server of
+    :func:`servers`, and its Redis."""
+    with (
+        servers(database_url, redis_url) as (server_url, redis),
+        fresh_database(server_url) as url,
+    ):
+        yield url, redis

@@ -31,7 +31,7 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 
@@ -59,6 +59,11 @@ from heartsuit.server.protocol import ErrorCode
 from heartsuit.server.redis_bus import REDIS_FAILURES
 
 log = logging.getLogger("heartsuit.server.hearts")
+
+T = TypeVar("T")
+#: how many times a change is tried when another process keeps writing the table's next entry
+#: first (each try catches up from the log); then the intent is answered ``stale``
+CONFLICT_ATTEMPTS = 5
 
 #: the level a computer plays at when none is chosen, and for a person who dropped out
 #: the level that plays when a stronger one fails (a bug, logged)
@@ -149,10 +154,13 @@ class HeartsService:
     async def start(self) -> None:
         """Resume the computer turns of every table under way (after a restart)."""
         self._closing = False
+        active = await self.store.active_tables()
         if self.shared is not None:
             await self.shared.start()
             self._coordinator = asyncio.get_running_loop().create_task(self._coordinate())
-        for table_id in await self.store.active_tables():
+            await self._claim(active)  # in one script call; the tables nobody owns are ours
+            return
+        for table_id in active:
             self._kick(table_id)
 
     async def stop(self) -> None:
@@ -217,9 +225,21 @@ class HeartsService:
 
     # ------------------------------------------------------------------ seats
 
+    async def _change(self, table_id: str, change: Callable[[LiveTable], Awaitable[T]]) -> T:
+        """Run ``change`` on the table under its lock; when its write finds the seq taken
+        (another process wrote first), catch up from the log and run it again, a few times,
+        then answer ``stale`` with the fresh state (the page decides again)."""
+        for _ in range(CONFLICT_ATTEMPTS):
+            async with self._lock(table_id):
+                live = await self._load(table_id)
+                try:
+                    return await change(live)
+                except EntryConflict:
+                    continue  # _append dropped the stale copy: the next _load replays the log
+        raise Stale(table_id)
+
     async def sit(self, table_id: str, seat: int, name: object) -> tuple[LiveTable, str]:
-        async with self._lock(table_id):
-            live = await self._load(table_id)
+        async def change(live: LiveTable) -> tuple[LiveTable, str]:
             if live.record.mode != "online":
                 raise HeartsError(ErrorCode.SEAT_TAKEN, "only online tables take new players")
             if live.status != "lobby":
@@ -238,12 +258,14 @@ class HeartsService:
                     seat, "human", clean_name(name, f"#{seat + 1}"), None, hash_token(token)
                 ),
             )
+            return live, token
+
+        live, token = await self._change(table_id, change)
         await self._announce(live)
         return live, token
 
     async def start_match(self, table_id: str, token: str) -> LiveTable:
-        async with self._lock(table_id):
-            live = await self._load(table_id)
+        async def change(live: LiveTable) -> LiveTable:
             seat = self.seat_of(live, token)
             if seat != _host(live):
                 raise HeartsError(ErrorCode.NOT_HOST, "only the host starts the match")
@@ -253,24 +275,29 @@ class HeartsService:
                 if s.kind == "open":
                     await self._seat_change(live, SeatRecord(s.seat, "computer", "", DEFAULT_LEVEL))
             await self._append(live, "start", {})
+            return live
+
+        live = await self._change(table_id, change)
         await self._announce(live)
         self._kick(table_id)
         return live
 
     async def leave(self, table_id: str, token: str) -> LiveTable:
         """The person gives up the seat: open again in a lobby, a computer's during a match."""
-        async with self._lock(table_id):
-            live = await self._load(table_id)
-            seat = self.seat_of(live, token)
-            await self._vacate(live, seat)
+
+        async def change(live: LiveTable) -> LiveTable:
+            await self._vacate(live, self.seat_of(live, token))
+            return live
+
+        live = await self._change(table_id, change)
         await self._announce(live)
         self._kick(table_id)
         return live
 
     async def free(self, table_id: str, token: str, seat: int) -> LiveTable:
         """The host frees the seat of a person who is not at the table (a computer takes it)."""
-        async with self._lock(table_id):
-            live = await self._load(table_id)
+
+        async def change(live: LiveTable) -> LiveTable:
             if self.seat_of(live, token) != _host(live):
                 raise HeartsError(ErrorCode.NOT_HOST, "only the host frees a seat")
             if not 0 <= seat < len(live.seats) or live.seats[seat].kind != "human":
@@ -280,6 +307,9 @@ class HeartsService:
             if self.presence.holds(table_id, seat) or seat in self.connected(table_id):
                 raise HeartsError(ErrorCode.SEAT_BUSY, "that player is at the table")
             await self._vacate(live, seat)
+            return live
+
+        live = await self._change(table_id, change)
         await self._announce(live)
         self._kick(table_id)
         return live
@@ -314,12 +344,14 @@ class HeartsService:
         await self._append(live, "seat", data, changed_seat=seat.seat)
 
     async def rematch(self, table_id: str, token: str) -> LiveTable:
-        async with self._lock(table_id):
-            live = await self._load(table_id)
+        async def change(live: LiveTable) -> LiveTable:
             self.seat_of(live, token)
             if live.status != "over":
                 raise HeartsError(ErrorCode.NOT_OVER, "a rematch comes after the match is over")
             await self._append(live, "rematch", {"seed": new_seed()})
+            return live
+
+        live = await self._change(table_id, change)
         await self._announce(live)
         self._kick(table_id)
         return live
@@ -328,28 +360,25 @@ class HeartsService:
 
     async def act(self, table_id: str, token: str, action: Action, version: int) -> LiveTable:
         """A person's pass or play, made on the state of ``version``."""
-        for attempt in range(2):
-            async with self._lock(table_id):
-                live = await self._load(table_id)
-                seat = self.seat_of(live, token)
-                if action.seat != seat:
-                    raise HeartsError(ErrorCode.BAD_MESSAGE, "act for your own seat")
-                if live.match is None or live.status != "playing":
-                    raise HeartsError(ErrorCode.WRONG_PHASE, "the match is not under way")
-                if live.is_stale(version, action):
-                    raise Stale(table_id)
-                if seat not in live.awaiting():
-                    raise HeartsError(ErrorCode.NOT_YOUR_TURN, "it is not your turn")
-                try:
-                    await self._append(live, "action", action.to_dict())
-                except EntryConflict:
-                    if attempt:
-                        raise
-                    continue  # replayed from the log: check the intent once more
-            await self._announce(live)
-            self._kick(table_id)
+
+        async def change(live: LiveTable) -> LiveTable:
+            seat = self.seat_of(live, token)
+            if action.seat != seat:
+                raise HeartsError(ErrorCode.BAD_MESSAGE, "act for your own seat")
+            if live.match is None or live.status != "playing":
+                raise HeartsError(ErrorCode.WRONG_PHASE, "the match is not under way")
+            if live.is_stale(version, action):
+                raise Stale(table_id)
+            if seat not in live.awaiting():
+                raise HeartsError(ErrorCode.NOT_YOUR_TURN, "it is not your turn")
+            # a conflict: replayed from the log, the intent is checked once more
+            await self._append(live, "action", action.to_dict())
             return live
-        raise AssertionError("unreachable")  # pragma: no cover
+
+        live = await self._change(table_id, change)
+        await self._announce(live)
+        self._kick(table_id)
+        return live
 
     # ------------------------------------------------------------------ presence
 
@@ -586,7 +615,8 @@ class HeartsService:
                 # the log may have grown while another process owned the table
                 self.forget(table_id)
                 await self.table(table_id)
-                await self._check_presence([table_id])
+                with contextlib.suppress(*REDIS_FAILURES):
+                    await self._check_presence([table_id])
                 self._kick(table_id)
                 while True:
                     change = await queue.get()
@@ -597,7 +627,8 @@ class HeartsService:
                     except HeartsError:
                         continue
                     if change.presence:
-                        await self._check_presence([table_id])
+                        with contextlib.suppress(*REDIS_FAILURES):
+                            await self._check_presence([table_id])
                     self._kick(table_id)
         except asyncio.CancelledError:
             raise
@@ -674,6 +705,9 @@ class HeartsService:
             try:
                 for table_id in await shared.renew():
                     self._lose(table_id)
+                for table_id in shared.held:
+                    if table_id not in self._watchers:
+                        self._took(table_id)  # its follower stopped (logged): follow it again
                 finished = [
                     t for t in shared.held if (live := self._live.get(t)) and live.status == "over"
                 ]
