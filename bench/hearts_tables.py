@@ -839,6 +839,9 @@ def main() -> int:
         help="server processes; more than 1: on PostgreSQL + Redis",
     )
     parser.add_argument("--store", choices=("sqlite", "postgres"), default="sqlite")
+    parser.add_argument(
+        "--redis", action="store_true", help="one process on PostgreSQL with Redis too"
+    )
     parser.add_argument("--database-url", default="", help="a PostgreSQL server (else started)")
     parser.add_argument("--redis-url", default="", help="a Redis server (else started)")
     parser.add_argument(
@@ -876,7 +879,8 @@ def main() -> int:
     )
     if not 1 <= args.processes <= 8:
         parser.error("keep --processes within 1..8")
-    shared = args.processes > 1 or args.store == "postgres"
+    shared = args.processes > 1 or args.store == "postgres" or args.redis
+    with_redis = args.processes > 1 or args.redis
     if shared and (args.diagnose or args.what_if):
         parser.error("--diagnose and --what-if are for one process on SQLite")
     with contextlib.ExitStack() as outer:
@@ -887,8 +891,7 @@ def main() -> int:
 
             where = outer.enter_context(servers(args.database_url, args.redis_url))
             print(
-                f"{args.processes} processes on PostgreSQL"
-                + (" + Redis" if args.processes > 1 else ""),
+                f"{args.processes} processes on PostgreSQL" + (" + Redis" if with_redis else ""),
                 flush=True,
             )
         for tables in sizes:
@@ -898,7 +901,7 @@ def main() -> int:
                     env = None
                     if shared:
                         env = {"BENCH_DATABASE_URL": stack.enter_context(fresh_database(where[0]))}
-                        if args.processes > 1:
+                        if with_redis:
                             env["BENCH_REDIS_URL"] = where[1]
                     server = Servers(
                         args.processes,

@@ -758,6 +758,16 @@ class HeartsService:
 
     async def _load(self, table_id: str, *, at_least: int = 0) -> LiveTable:
         live = self._live.get(table_id)
+        if live is not None and live.version < at_least:
+            # another process wrote on: apply what it logged since (a full replay if that fails)
+            newer = await self.store.entries_after(table_id, live.version)
+            try:
+                for entry in newer:
+                    live.apply(entry, replaying=True)
+            except Exception:
+                log.exception("table %s: catching up from its log failed; replaying", table_id)
+                self._live.pop(table_id, None)
+                live = None
         if live is None or live.version < at_least:
             found = await self.store.get_table(table_id)
             if found is None:
