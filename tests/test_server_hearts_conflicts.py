@@ -3,7 +3,8 @@
 answered ``stale`` with the fresh state, and nothing it asked for is logged.
 
 The other writer is simulated: the store refuses the next N action entries as if their seq had
-been taken (the log itself is unchanged, so the catch-up finds the same state).
+been taken (the log itself is unchanged, so the catch-up finds the same state). And a copy that
+another process's writes left behind catches up by applying only the entries logged since.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import pytest
 
 from heartsuit.server.hearts_service import CONFLICT_ATTEMPTS, HeartsService
 from heartsuit.server.hearts_store import EntryConflict
-from heartsuit.server.hearts_tables import LogEntry, SeatRecord, TableRecord
+from heartsuit.server.hearts_tables import LiveTable, LogEntry, SeatRecord, TableRecord
 from tests.hearts_support import Seat, table_log
 from tests.server_support import Site, running_site
 
@@ -83,3 +84,39 @@ def test_a_pass_that_keeps_meeting_conflicts_is_answered_stale_and_not_logged(
         again = me.act()
         assert again["type"] == "hearts.state", again
         assert len(table_log(site.db_path, me.table)[2]) == before + 1
+
+
+def test_a_copy_behind_another_writer_catches_up_with_the_new_entries_only(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "site.sqlite3"
+    with (
+        running_site(db, hearts_pace_ms=600_000) as one,
+        running_site(db, hearts_pace_ms=600_000) as two,
+        ExitStack() as stack,
+    ):
+        me = passing_person(one, stack)
+        other: HeartsService = two.client.app.state.hearts  # type: ignore[attr-defined]
+        portal = two.client.portal
+        assert portal is not None
+        behind = portal.call(other.table, me.table)
+        before = behind.version
+        read = []
+        entries_after = other.store.entries_after
+
+        async def counted(table_id: str, seq: int) -> list[LogEntry]:
+            read.append(seq)
+            return await entries_after(table_id, seq)
+
+        other.store.entries_after = counted  # type: ignore[method-assign]
+        assert me.act()["type"] == "hearts.state"  # written by process one
+        caught_up = portal.call(lambda: other.table(me.table, at_least=before + 1))
+        # the same copy, moved on by the one new entry (not a replay of the whole log)
+        assert caught_up is behind and read == [before]
+        assert caught_up.version == before + 1
+        record, seats, log = table_log(db, me.table)
+        assert [e.seq for e in portal.call(entries_after, me.table, before)] == [before]
+        fresh = LiveTable.replay(record, seats, log)
+        assert caught_up.match is not None and fresh.match is not None
+        assert caught_up.match.actions == fresh.match.actions
+        assert caught_up.seats == fresh.seats
