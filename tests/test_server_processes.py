@@ -380,3 +380,34 @@ def test_serve_refuses_workers_without_redis(tmp_path: Path) -> None:
     )
     assert done.returncode == 2
     assert "REDIS_URL" in done.stdout
+
+
+# --- chaos, short ------------------------------------------------------------------------------
+
+
+def test_chaos_kills_lose_no_acknowledged_action_and_keep_every_seat(tmp_path: Path) -> None:
+    """``bench/chaos.py`` in small: three processes, two kills (SIGKILL, restarted); it exits
+    non-zero if an acknowledged action is missing from the log. Timings are the bench's."""
+    if not POSTGRES_URL:
+        pytest.skip("set HEARTSUIT_TEST_POSTGRES to a postgres URL")
+    bench = Path(__file__).resolve().parent.parent / "bench" / "chaos.py"
+    done = subprocess.run(
+        [
+            *(sys.executable, str(bench), "--kills", "2", "--tables", "3", "--solitaire", "3"),
+            *("--every", "3:4", "--warmup", "3", "--after", "5", "--seed", "7"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=280,
+        env={
+            **os.environ,
+            "HEARTSUIT_TEST_POSTGRES": POSTGRES_URL,
+            "HEARTSUIT_TEST_REDIS": REDIS_URL,
+        },
+    )
+    out = done.stdout + done.stderr
+    assert done.returncode == 0, out
+    assert "(0 NOT in the log)" in out and "moves (0 NOT in the log)" in out, out
+    assert out.count("killed server") == 2, out
+    assert ", lost 0;" in out, out
+    assert "never moved on" in out and "; 0 never moved on)" in out, out

@@ -715,7 +715,14 @@ class HeartsService:
                     await shared.release(finished)
                     for table_id in finished:
                         self._lose(table_id)
-                await self._check_presence(sorted(shared.held))
+                # only online tables hand a seat to a computer after the grace period
+                await self._check_presence(
+                    [
+                        t
+                        for t in sorted(shared.held)
+                        if (live := self._live.get(t)) is None or live.record.mode == "online"
+                    ]
+                )
                 if beat % 3 == 0:
                     now = _now()
                     for table_id in [t for t, end in self._others.items() if end <= now]:
