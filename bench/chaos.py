@@ -137,6 +137,8 @@ class TableWatch:
     moves: list[tuple[float, int]] = field(default_factory=list)
     #: whether the last state seen awaited a computer (a computer seat, or one marked away)
     awaits_computer: bool = False
+    #: what the last state seen said (for the report of a table that stopped)
+    last: str = ""
 
     def saw(self, state: dict[str, Any]) -> None:
         version = int(state["table"]["version"])
@@ -146,6 +148,11 @@ class TableWatch:
             seats = state["table"]["seats"]
             self.awaits_computer = any(
                 seats[s]["kind"] == "computer" or seats[s]["away"] for s in state["awaiting"]
+            )
+            self.last = (
+                f"v{version} {state['table']['status']} awaiting {state['awaiting']} "
+                f"over={state.get('over') is not None} "
+                f"seats {[(x['kind'], x['connected'], x['away']) for x in seats]}"
             )
 
 
@@ -406,6 +413,7 @@ async def run(args: argparse.Namespace, procs: list[Process]) -> tuple[Figures, 
                 continued.append(later[0] - at)
             else:
                 stuck += 1
+                print(f"  table {table} did not move on: {watch.last}", flush=True)
             if computer:
                 awaiting_computer += 1
                 resumed += bool(later)
@@ -499,6 +507,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--database-url", default="")
     parser.add_argument("--redis-url", default="")
+    parser.add_argument("--logs", default="", help="keep the servers' logs in this directory")
     args = parser.parse_args()
     if not 2 <= args.processes <= 8:
         parser.error("--processes 2..8")
@@ -522,7 +531,9 @@ def main() -> int:
             "HEARTSUIT_HELLOS_PER_MINUTE": MANY,
             "HEARTSUIT_NEW_GAMES_PER_MINUTE": MANY,
         }
-        with tempfile.TemporaryDirectory() as logs:
+        with contextlib.ExitStack() as keep:
+            logs = args.logs or keep.enter_context(tempfile.TemporaryDirectory())
+            Path(logs).mkdir(parents=True, exist_ok=True)
             procs = [Process(i, env, Path(logs)) for i in range(args.processes)]
             try:
                 figures, summary = asyncio.run(run(args, procs))

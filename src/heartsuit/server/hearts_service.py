@@ -705,9 +705,11 @@ class HeartsService:
             try:
                 for table_id in await shared.renew():
                     self._lose(table_id)
-                for table_id in shared.held:
+                for table_id in list(shared.held):
                     if table_id not in self._watchers:
                         self._took(table_id)  # its follower stopped (logged): follow it again
+                    # and its computer turns go on even if their task stopped on an error
+                    self._kick(table_id)
                 finished = [
                     t for t in shared.held if (live := self._live.get(t)) and live.status == "over"
                 ]
