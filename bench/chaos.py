@@ -123,6 +123,12 @@ class Figures:
     seat_kept: int = 0
     seat_lost: int = 0
     conflict_closes: int = 0
+    #: seconds from a Hearts socket's loss to its seat opened again
+    reconnect_s: list[float] = field(default_factory=list)
+    #: requests that got no answer within 20 s (the socket is then dropped and opened again)
+    timeouts: int = 0
+    #: seconds from sending a Hearts action to its answer
+    answer_s: list[float] = field(default_factory=list)
     errors: dict[str, int] = field(default_factory=dict)
 
     def error(self, code: str) -> None:
@@ -165,6 +171,8 @@ class Chaos:
         self.tables: dict[str, TableWatch] = {}
 
     def closed(self, exc: Exception) -> None:
+        if isinstance(exc, TimeoutError):
+            self.figures.timeouts += 1
         if isinstance(exc, websockets.ConnectionClosed) and exc.rcvd and exc.rcvd.code == 1011:
             self.figures.conflict_closes += 1
 
@@ -208,6 +216,7 @@ class Chaos:
 
     async def person(self, ws: Any, proc: int, watch: TableWatch, seat: int, token: str) -> None:
         state: dict[str, Any] | None = None
+        lost_at = 0.0
         while not self.stopping:
             try:
                 if ws is None:
@@ -227,6 +236,7 @@ class Chaos:
                     )
                     if opened.get("type") == "hearts.state" and seat in opened.get("you", []):
                         self.figures.seat_kept += 1
+                        self.figures.reconnect_s.append(time.monotonic() - lost_at)
                     else:
                         self.figures.seat_lost += 1
                         print(f"  a seat was not given back: {str(opened)[:300]}", flush=True)
@@ -236,6 +246,8 @@ class Chaos:
                 state = await self.play(ws, watch, seat, token, state)
             except (websockets.ConnectionClosed, OSError, TimeoutError) as exc:
                 self.closed(exc)
+                if lost_at == 0.0 or ws is not None:
+                    lost_at = time.monotonic()
                 with contextlib.suppress(Exception):
                     await ws.close()
                 ws = None
@@ -250,6 +262,7 @@ class Chaos:
         """Act whenever it is this seat's turn; returns when stopping (raises when closed)."""
         req = 1000
         pending: dict[int, dict[str, Any]] = {}
+        sent_at: dict[int, float] = {}
         acted_at = -1
         while not self.stopping:
             if state is not None and not pending:
@@ -260,7 +273,10 @@ class Chaos:
                     await asyncio.sleep(self.rng.uniform(0.2, 0.6))
                     req += 1
                     pending[req] = action
+                    sent_at[req] = time.monotonic()
                     await ws.send(json.dumps({**action, "req": req}))
+            if sent_at and time.monotonic() - min(sent_at.values()) > 20:
+                raise TimeoutError("no answer to an action for 20 s")
             try:
                 raw = await asyncio.wait_for(ws.recv(), 1.0)
             except TimeoutError:
@@ -278,6 +294,7 @@ class Chaos:
                     watch.saw(state)
             if isinstance(got, int) and got in pending:
                 action = pending.pop(got)
+                self.figures.answer_s.append(time.monotonic() - sent_at.pop(got))
                 if kind == "hearts.state" and action["type"] in ("hearts.pass", "hearts.play"):
                     self.figures.hearts_acked.append((watch.id, {**action, "seat": seat}))
                 acted_at = -1 if kind == "error" else acted_at
@@ -554,6 +571,17 @@ def main() -> int:
     print(
         f"tables awaiting a computer at a kill: {summary['awaiting_computer']}, "
         f"computer turns resumed after: {summary['resumed']}"
+    )
+    waits = figures.reconnect_s
+    print(
+        f"a seat opened again after its socket was lost: median "
+        f"{statistics.median(waits or [0]):.2f} s, p90 {pct(waits, 0.9):.2f} s, "
+        f"max {max(waits or [0]):.2f} s; requests unanswered for 20 s: {figures.timeouts}"
+    )
+    answers = figures.answer_s
+    print(
+        f"answer to a Hearts action: median {statistics.median(answers or [0]) * 1000:.0f} ms, "
+        f"p99 {pct(answers, 0.99) * 1000:.0f} ms, max {max(answers or [0]) * 1000:.0f} ms"
     )
     print(
         f"reconnects {figures.reconnects}, seats kept {figures.seat_kept}, lost "

@@ -705,10 +705,19 @@ class HeartsService:
             try:
                 for table_id in await shared.renew():
                     self._lose(table_id)
-                for table_id in list(shared.held):
+                held = sorted(shared.held)
+                for table_id in held:
                     if table_id not in self._watchers:
                         self._took(table_id)  # its follower stopped (logged): follow it again
-                    # and its computer turns go on even if their task stopped on an error
+                # a change made elsewhere whose notice this process missed (a notice is only a
+                # hint): the log's versions say which copies are behind; they catch up, and the
+                # computer turns go on (even if their task had stopped on an error)
+                logged = await self.store.versions(held)
+                for table_id in held:
+                    live = self._live.get(table_id)
+                    if live is not None and live.version < logged.get(table_id, 0):
+                        with contextlib.suppress(HeartsError):
+                            await self.table(table_id, at_least=logged[table_id])
                     self._kick(table_id)
                 finished = [
                     t for t in shared.held if (live := self._live.get(t)) and live.status == "over"
