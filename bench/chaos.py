@@ -421,6 +421,7 @@ async def run(args: argparse.Namespace, procs: list[Process]) -> tuple[Figures, 
     # after each kill: how long until each table moved on; whether computer turns resumed
     continued: list[float] = []
     stuck = 0
+    stuck_tables: set[str] = set()
     awaiting_computer = resumed = 0
     for at, _victim, before in kills:
         for table, (version, computer) in before.items():
@@ -430,6 +431,7 @@ async def run(args: argparse.Namespace, procs: list[Process]) -> tuple[Figures, 
                 continued.append(later[0] - at)
             else:
                 stuck += 1
+                stuck_tables.add(table)
                 print(f"  table {table} did not move on: {watch.last}", flush=True)
             if computer:
                 awaiting_computer += 1
@@ -440,6 +442,7 @@ async def run(args: argparse.Namespace, procs: list[Process]) -> tuple[Figures, 
         "awaiting_computer": awaiting_computer,
         "resumed": resumed,
         "tables": list(chaos.tables),
+        "stuck_tables": sorted(stuck_tables),
     }
     return figures, summary
 
@@ -492,6 +495,19 @@ async def check_log(database_url: str, figures: Figures) -> tuple[int, int, int,
         sum(figures.solitaire_acked.values()),
         missing_solitaire,
     )
+
+
+async def logged_version(database_url: str, table: str) -> int:
+    from sqlalchemy import text
+    from sqlalchemy.ext.asyncio import create_async_engine
+
+    engine = create_async_engine(database_url)
+    try:
+        async with engine.connect() as conn:
+            query = text("SELECT version FROM hearts_tables WHERE id = :t")
+            return int((await conn.execute(query, {"t": table})).scalar_one())
+    finally:
+        await engine.dispose()
 
 
 def pct(values: list[float], q: float) -> float:
@@ -558,6 +574,9 @@ def main() -> int:
                 for proc in procs:
                     proc.stop()
             hearts, lost_hearts, moves, lost_moves = asyncio.run(check_log(database_url, figures))
+            for table in summary["stuck_tables"]:
+                logged = asyncio.run(logged_version(database_url, table))
+                print(f"  stalled table {table}: the log is at version {logged}")
     continued = summary["continued"]
     print(
         f"acknowledged: {hearts} Hearts actions ({lost_hearts} NOT in the log), "
