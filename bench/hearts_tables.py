@@ -31,6 +31,15 @@ the server with py-spy during the window (collapsed stacks, one file per run).
     .venv/bin/python bench/hearts_tables.py --kind online --tables 100,300,1000 --runs 3
     .venv/bin/python bench/hearts_tables.py --kind online --tables 300 --think 0 --runs 3
     .venv/bin/python bench/hearts_tables.py --kind computer --tables 100 --pace 700
+
+``--processes N`` runs N server processes on one PostgreSQL and one Redis instead (a fresh
+database per run; the servers from ``--database-url``/``--redis-url``, the ``./dev test``
+variables, or throwaway ones, see ``bench/services.py``); the four people of an online table
+connect to four processes in turn (table i's seat s to process (i + s) mod N), the probe to the
+first. CPU and RSS are then the sum over the processes. ``--store postgres`` with one process
+measures PostgreSQL alone.
+
+    .venv/bin/python bench/hearts_tables.py --kind online --tables 300 --processes 3
 """
 
 from __future__ import annotations
@@ -71,6 +80,8 @@ def serve(port: int, db: str, pace_ms: int, diagnose: str, what_if: str) -> None
     from heartsuit.server.app import create_app
     from heartsuit.server.settings import TRANSPORT_MAX_BYTES, Settings, sqlite_url
 
+    shared_db = os.environ.get("BENCH_DATABASE_URL", "")
+
     if diagnose:
         time_the_write_lock(diagnose)
     if what_if:
@@ -79,7 +90,8 @@ def serve(port: int, db: str, pace_ms: int, diagnose: str, what_if: str) -> None
     # otherwise (rightly) refuse thousands of sockets and tables from one address
     many = 1_000_000
     settings = Settings(
-        database_url=sqlite_url(db),
+        database_url=shared_db or sqlite_url(db),
+        redis_url=os.environ.get("BENCH_REDIS_URL", ""),
         port=port,
         hearts_pace_ms=pace_ms,
         max_connections_per_address=many,
@@ -200,8 +212,17 @@ def free_port() -> int:
 class Server:
     """The child server for a ``with`` block, and its figures from /proc."""
 
-    def __init__(self, pace_ms: int, where: Path, *, diagnose: bool, what_if: str) -> None:
+    def __init__(
+        self,
+        pace_ms: int,
+        where: Path,
+        *,
+        diagnose: bool,
+        what_if: str,
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.port = free_port()
+        self.env = env
         self.db = where / "bench.sqlite3"
         self.pace_ms = pace_ms
         self.diagnosis = where / "writes.txt" if diagnose else None
@@ -226,6 +247,7 @@ class Server:
             ],
             stdout=subprocess.DEVNULL,
             stderr=self.log_file,
+            env={**os.environ, **self.env} if self.env else None,
         )
         for _ in range(600):
             try:
@@ -241,6 +263,9 @@ class Server:
             if self.log.exists():
                 text = self.log.read_text(errors="replace")
                 self.unexpected = text.count("closing a WebSocket after an unexpected error")
+                if self.unexpected:
+                    at = text.index("closing a WebSocket after an unexpected error")
+                    print(text[at : at + 3000], file=sys.stderr)
             self.process.terminate()
             try:
                 self.process.wait(timeout=30)
@@ -263,6 +288,54 @@ class Server:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) / 1024
         return 0.0
+
+
+class Servers:
+    """Several :class:`Server` processes (one on SQLite; any number on PostgreSQL + Redis),
+    started one after the other (the first migrates a fresh database), figures summed."""
+
+    def __init__(self, count: int, pace_ms: int, where: Path, **options: Any) -> None:
+        self.servers = []
+        for i in range(count):
+            home = where / f"server-{i}"
+            home.mkdir()
+            self.servers.append(Server(pace_ms, home, **options))
+        self.diagnosis = self.servers[0].diagnosis
+
+    def __enter__(self) -> Servers:
+        try:
+            for server in self.servers:
+                server.__enter__()
+        except BaseException:
+            self.__exit__()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for server in self.servers:
+            server.__exit__()
+
+    @property
+    def ports(self) -> list[int]:
+        return [s.port for s in self.servers]
+
+    @property
+    def port(self) -> int:
+        return self.servers[0].port
+
+    @property
+    def pid(self) -> int:
+        return self.servers[0].pid
+
+    @property
+    def unexpected(self) -> int:
+        return sum(s.unexpected for s in self.servers)
+
+    def cpu_seconds(self) -> float:
+        return sum(s.cpu_seconds() for s in self.servers)
+
+    def rss_mb(self) -> float:
+        return sum(s.rss_mb() for s in self.servers)
 
 
 def client_cpu_seconds() -> float:
@@ -318,9 +391,9 @@ class Load:
     """The client side: sets tables up, plays them, keeps the figures."""
 
     def __init__(
-        self, port: int, think: tuple[float, float], seed: int, *, deflate: bool = True
+        self, ports: list[int], think: tuple[float, float], seed: int, *, deflate: bool = True
     ) -> None:
-        self.url = f"ws://127.0.0.1:{port}/ws"
+        self.urls = [f"ws://127.0.0.1:{port}/ws" for port in ports]
         #: permessage-deflate, as browsers negotiate it (off: ``--no-deflate``)
         self.compression: str | None = "deflate" if deflate else None
         self.think = think
@@ -336,9 +409,13 @@ class Load:
 
     # --- plumbing ---
 
-    async def connect(self) -> Player:
+    async def connect(self, where: int = 0) -> Player:
+        """A socket to process ``where`` (modulo their number)."""
         ws = await websockets.connect(
-            self.url, max_size=2**20, open_timeout=60, compression=self.compression
+            self.urls[where % len(self.urls)],
+            max_size=2**20,
+            open_timeout=60,
+            compression=self.compression,
         )
         player = Player(ws)
         self.players.append(player)
@@ -461,14 +538,14 @@ class Load:
 
     # --- tables ---
 
-    async def online_table(self) -> Table:
-        host = await self.connect()
+    async def online_table(self, index: int) -> Table:
+        host = await self.connect(index)
         created = await self.ask(host, {"type": "hearts.create", "mode": "online", "name": "Host"})
         assert created["type"] == "hearts.created", created
         table = Table(created["table"], [host])
         host.table, host.token, host.seat = table, created["tokens"][0]["token"], 0
         for seat in range(1, 4):
-            guest = await self.connect()
+            guest = await self.connect(index + seat)
             seated = await self.ask(
                 guest, {"type": "hearts.sit", "table": table.id, "seat": seat, "name": f"G{seat}"}
             )
@@ -481,8 +558,8 @@ class Load:
         assert started["type"] == "hearts.state", started
         return table
 
-    async def computer_table(self, level: str) -> Table:
-        person = await self.connect()
+    async def computer_table(self, level: str, index: int) -> Table:
+        person = await self.connect(index)
         seats = [{"kind": "human"}] + [{"kind": "computer", "level": level}] * 3
         created = await self.ask(
             person, {"type": "hearts.create", "mode": "computer", "name": "P", "seats": seats}
@@ -495,16 +572,16 @@ class Load:
     async def set_up(self, kind: str, count: int, level: str) -> None:
         gate = asyncio.Semaphore(32)
 
-        async def one() -> None:
+        async def one(index: int) -> None:
             async with gate:
                 if kind == "online":
-                    table = await self.online_table()
+                    table = await self.online_table(index)
                 else:
-                    table = await self.computer_table(level)
+                    table = await self.computer_table(level, index)
                 self.tables.append(table)
 
         # people only start once every table is there (computers start at once: the server's)
-        await asyncio.gather(*(one() for _ in range(count)))
+        await asyncio.gather(*(one(i) for i in range(count)))
         self.playing = True
         for player in self.players:
             self.plan(player)
@@ -572,8 +649,8 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def one_run(args: argparse.Namespace, server: Server, tables: int, seed: int) -> Figures:
-    load = Load(server.port, args.think, seed, deflate=not args.no_deflate)
+async def one_run(args: argparse.Namespace, server: Servers, tables: int, seed: int) -> Figures:
+    load = Load(server.ports, args.think, seed, deflate=not args.no_deflate)
     # the base: a server that has answered once (its modules loaded), with no table yet
     warm = await load.connect()
     await warm.ws.close()
@@ -756,6 +833,18 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--profile", default="", help="a directory for py-spy's stacks")
     parser.add_argument(
+        "--processes",
+        type=int,
+        default=1,
+        help="server processes; more than 1: on PostgreSQL + Redis",
+    )
+    parser.add_argument("--store", choices=("sqlite", "postgres"), default="sqlite")
+    parser.add_argument(
+        "--redis", action="store_true", help="one process on PostgreSQL with Redis too"
+    )
+    parser.add_argument("--database-url", default="", help="a PostgreSQL server (else started)")
+    parser.add_argument("--redis-url", default="", help="a Redis server (else started)")
+    parser.add_argument(
         "--no-deflate",
         action="store_true",
         help="clients do not offer permessage-deflate (browsers do)",
@@ -788,23 +877,54 @@ def main() -> int:
         f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}",
         flush=True,
     )
-    for tables in sizes:
-        runs = []
-        for run in range(args.runs):
-            with tempfile.TemporaryDirectory() as tmp:
-                server = Server(args.pace, Path(tmp), diagnose=args.diagnose, what_if=args.what_if)
-                with server:
-                    figures = asyncio.run(one_run(args, server, tables, seed=run))
-                if server.diagnosis is not None:
-                    figures.lock = lock_figures(server.diagnosis, figures.wall)
-            runs.append(figures)
-            if server.unexpected:
-                print(f"  (the server logged {server.unexpected} 'unexpected error' closes)")
+    if not 1 <= args.processes <= 8:
+        parser.error("keep --processes within 1..8")
+    shared = args.processes > 1 or args.store == "postgres" or args.redis
+    with_redis = args.processes > 1 or args.redis
+    if shared and (args.diagnose or args.what_if):
+        parser.error("--diagnose and --what-if are for one process on SQLite")
+    with contextlib.ExitStack() as outer:
+        where = ("", "")
+        if shared:
+            sys.path.insert(0, str(HERE.parent))
+            from services import fresh_database, servers
+
+            where = outer.enter_context(servers(args.database_url, args.redis_url))
             print(
-                f"  run {run + 1}: {line(figures)}; load avg {os.getloadavg()[0]:.2f}", flush=True
+                f"{args.processes} processes on PostgreSQL" + (" + Redis" if with_redis else ""),
+                flush=True,
             )
-        print(median_line(runs), flush=True)
+        for tables in sizes:
+            runs = []
+            for run in range(args.runs):
+                with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
+                    env = None
+                    if shared:
+                        env = {"BENCH_DATABASE_URL": stack.enter_context(fresh_database(where[0]))}
+                        if with_redis:
+                            env["BENCH_REDIS_URL"] = where[1]
+                    server = Servers(
+                        args.processes,
+                        args.pace,
+                        Path(tmp),
+                        diagnose=args.diagnose,
+                        what_if=args.what_if,
+                        env=env,
+                    )
+                    with server:
+                        figures = asyncio.run(one_run(args, server, tables, seed=run))
+                    if server.diagnosis is not None:
+                        figures.lock = lock_figures(server.diagnosis, figures.wall)
+                    finish(figures, server, run, runs)
+            print(median_line(runs), flush=True)
     return 0
+
+
+def finish(figures: Figures, server: Servers, run: int, runs: list[Figures]) -> None:
+    runs.append(figures)
+    if server.unexpected:
+        print(f"  (the server logged {server.unexpected} 'unexpected error' closes)")
+    print(f"  run {run + 1}: {line(figures)}; load avg {os.getloadavg()[0]:.2f}", flush=True)
 
 
 if __name__ == "__main__":

@@ -127,7 +127,9 @@ def running_site(
     ``settings_fields`` change :class:`Settings` (``hearts_pace_ms=0``: computers at once)."""
     clock = clock or FakeClock()
     settings_fields.setdefault("origins", TEST_ORIGINS)
-    settings = Settings(database_url=sqlite_url(db_path), **settings_fields)
+    # ``database_url=`` (e.g. a PostgreSQL one) replaces the SQLite file at ``db_path``
+    settings_fields.setdefault("database_url", sqlite_url(db_path))
+    settings = Settings(**settings_fields)
     app = create_app(settings, clock=clock, analyse=analyse or (lambda code: True))
     with TestClient(app) as client:
         yield Site(client, db_path, clock)

@@ -1,27 +1,100 @@
-"""Two server processes on one database and one Redis: the people at a table may be connected
+"""Several server processes on one database and one Redis: the people at a table may be connected
 to different processes, and each hears every change, as in a deployment of several processes.
 
-Each "process" is an app of its own (its own event loop, store connections, caches and Redis
-bus) on the same SQLite file and the same real Redis (``HEARTSUIT_TEST_REDIS``; ``./dev test``
-starts a throwaway one). Both run the table's computer turns; one of them logs each turn first
-and the other catches up from the log.
+Each "process" is an app of its own (its own event loop, store connections, caches, Redis bus and
+table leases) on the same database and the same real Redis (``HEARTSUIT_TEST_REDIS``; ``./dev
+test`` starts a throwaway one, and a throwaway PostgreSQL, ``HEARTSUIT_TEST_POSTGRES``, on which
+each test gets a scratch database). One process at a time owns a table by its lease and runs its
+computer turns and grace timers; presence is shared, so the owner's grace decision counts the
+people connected to every process. A process "killed" here is an app stopped without giving its
+leases back or telling Redis it is gone, as a process killed with SIGKILL would leave them.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import json
 import os
+import secrets
+import signal
 import sqlite3
-from contextlib import ExitStack, closing
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, closing, contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
+from sqlalchemy import text
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import create_async_engine
 
-from tests.hearts_support import Seat, play_until_over, table_log
-from tests.server_support import Site, running_site
+from heartsuit.server.hearts_service import HeartsService
+from heartsuit.server.hearts_tables import LogEntry
+from heartsuit.server.settings import sqlite_url
+from tests.hearts_support import Seat, play_until_over
+from tests.server_process import free_port
+from tests.server_support import Peer, Site, running_site
 
 REDIS_URL = os.environ.get("HEARTSUIT_TEST_REDIS", "")
+POSTGRES_URL = os.environ.get("HEARTSUIT_TEST_POSTGRES", "")
 pytestmark = pytest.mark.skipif(not REDIS_URL, reason="set HEARTSUIT_TEST_REDIS to a redis URL")
+needs_postgres = pytest.mark.skipif(
+    not POSTGRES_URL, reason="set HEARTSUIT_TEST_POSTGRES to a postgres URL"
+)
+
+#: short leases and grace periods, so that a takeover happens within a test
+LEASE_MS = 600
+GRACE_MS = 500
+
+
+@contextmanager
+def postgres_database() -> Iterator[str]:
+    """A URL of a new, empty PostgreSQL database, dropped afterwards."""
+    name = f"heartsuit_procs_{secrets.token_hex(6)}"
+
+    async def admin(statement: str) -> None:
+        engine = create_async_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT")
+        try:
+            async with engine.connect() as conn:
+                await conn.execute(text(statement))
+        finally:
+            await engine.dispose()
+
+    asyncio.run(admin(f'CREATE DATABASE "{name}"'))
+    try:
+        yield make_url(POSTGRES_URL).set(database=name).render_as_string(hide_password=False)
+    finally:
+        asyncio.run(admin(f'DROP DATABASE "{name}" WITH (FORCE)'))
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=needs_postgres)])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    if request.param == "sqlite":
+        yield sqlite_url(tmp_path / "site.sqlite3")
+    else:
+        pytest.importorskip("asyncpg")
+        with postgres_database() as url:
+            yield url
+
+
+@pytest.fixture
+def postgres_url() -> Iterator[str]:
+    if not POSTGRES_URL:
+        pytest.skip("set HEARTSUIT_TEST_POSTGRES to a postgres URL")
+    pytest.importorskip("asyncpg")
+    with postgres_database() as url:
+        yield url
+
+
+def site_of(url: str, tmp_path: Path, **options: Any) -> Any:
+    options.setdefault("redis_url", REDIS_URL)
+    options.setdefault("hearts_lease_ms", LEASE_MS)
+    return running_site(tmp_path / "unused.sqlite3", database_url=url, **options)
 
 
 def person(site: Site, stack: ExitStack) -> Seat:
@@ -30,18 +103,50 @@ def person(site: Site, stack: ExitStack) -> Seat:
     return Seat(peer)
 
 
-def test_people_on_two_processes_play_a_hand_at_one_table(tmp_path: Path) -> None:
-    db = tmp_path / "site.sqlite3"
-    # a long grace: presence is still known per process (a person connected to the other
-    # process must not be taken for gone while this test plays)
-    options: dict[str, Any] = {
-        "hearts_pace_ms": 0,
-        "hearts_grace_ms": 600_000,
-        "redis_url": REDIS_URL,
-    }
+def service(site: Site) -> HeartsService:
+    hearts: HeartsService = site.client.app.state.hearts  # type: ignore[attr-defined]
+    return hearts
+
+
+def logged(site: Site, table: str) -> list[LogEntry]:
+    """The table's log as the database holds it (read through the site's own store)."""
+    store = service(site).store
+    portal = site.client.portal
+    assert portal is not None
+    found = portal.call(store.get_table, table)
+    assert found is not None
+    return list(found[2])
+
+
+def actions_of(log: list[LogEntry], seat: int) -> list[LogEntry]:
+    return [e for e in log if e.kind == "action" and e.data.get("seat") == seat]
+
+
+def wait_for(check: Callable[[], bool], what: str, limit_s: float = 20.0) -> None:
+    deadline = time.monotonic() + limit_s
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"never happened: {what}")
+        time.sleep(0.05)
+
+
+def kill(site: Site) -> None:
+    """Make the app's stop leave its leases and its presence to expire (as SIGKILL would)."""
+    shared = service(site).shared
+    assert shared is not None
+    shared.release_on_close = False
+
+
+# --- tests -------------------------------------------------------------------------------------
+
+
+def test_people_on_two_processes_play_a_hand_at_one_table(
+    database_url: str, tmp_path: Path
+) -> None:
+    options: dict[str, Any] = {"hearts_pace_ms": 0, "hearts_grace_ms": 600_000}
     with (
-        running_site(db, **options) as one,
-        running_site(db, **options) as two,
+        site_of(database_url, tmp_path, **options) as one,
+        site_of(database_url, tmp_path, **options) as two,
         ExitStack() as stack,
     ):
         host = person(one, stack)
@@ -56,10 +161,13 @@ def test_people_on_two_processes_play_a_hand_at_one_table(tmp_path: Path) -> Non
         assert started["type"] == "hearts.state", started
         guest.until(lambda s: s["table"]["status"] == "playing")
         play_until_over([host, guest], hands=1)
-        # both saw the same hand end, and the log has each turn once
+        # both saw the same hand end
         assert host.state["sheet"] == guest.state["sheet"]
         assert len(host.state["sheet"]["hands"]) >= 1
-    _record, _seats, log = table_log(db, host.table)
+        # one process owns the table (the host's, which created it), and only one
+        owners = [s for s in (one, two) if service(s).shared.owns(host.table)]  # type: ignore[union-attr]
+        assert owners == [one]
+        log = logged(one, host.table)
     assert [e.seq for e in log] == list(range(len(log)))
     assert host.state["table"]["version"] <= len(log)
 
@@ -102,3 +210,247 @@ def test_a_heart_to_heart_tap_on_the_other_process_is_caught_up_never_lost(
             (game["id"],),
         ).fetchall()
     assert rows == [("stock", f"s-{n}") for n in range(6)] + [("25", "twice")]
+
+
+def test_a_person_on_one_process_is_not_handed_to_a_computer_by_another(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    options: dict[str, Any] = {"hearts_pace_ms": 0, "hearts_grace_ms": GRACE_MS}
+    with (
+        site_of(postgres_url, tmp_path, **options) as one,
+        site_of(postgres_url, tmp_path, **options) as two,
+        ExitStack() as stack,
+    ):
+        host = person(one, stack)
+        host.create(mode="online", name="Host")
+        table = host.table
+        with two.peer() as peer:
+            guest = Seat(peer)
+            guest.sit(table, 1, "Guest")
+            host.until(lambda s: s["table"]["seats"][1]["connected"])
+            host.ask("hearts.start", table=table, token=host.token)
+            guest.until(lambda s: s["table"]["status"] == "playing")
+            token = guest.token
+        # the guest's socket on process two closed; they come back on process one at once
+        back = person(one, stack)
+        reply = back.open(table, [token])
+        assert reply["type"] == "hearts.state" and reply["you"] == [1], reply
+        # well past the grace period (and two of the owner's presence rounds): the seat is
+        # still the guest's, connected, and nobody passed for it
+        time.sleep(3 * GRACE_MS / 1000 + 2 * LEASE_MS / 1000)
+        assert actions_of(logged(one, table), 1) == []
+        state = back.ask("hearts.open", table=table, tokens=[token])
+        assert state["type"] == "hearts.state", state
+        seat = state["table"]["seats"][1]
+        assert seat["kind"] == "human" and seat["connected"] and not seat["away"], seat
+        assert 1 in state["awaiting"]
+        # and when the guest really goes, the grace period ends and a computer passes for them
+        back.peer.socket.close()
+        host.until(lambda s: s["table"]["seats"][1]["away"])
+        wait_for(lambda: len(actions_of(logged(one, table), 1)) == 1, "the computer's pass")
+
+
+def test_a_seat_is_held_once_across_processes_and_taken_over_on_request(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    with (
+        site_of(postgres_url, tmp_path, hearts_pace_ms=0) as one,
+        site_of(postgres_url, tmp_path, hearts_pace_ms=0) as two,
+        ExitStack() as stack,
+    ):
+        me = person(one, stack)
+        me.create(mode="computer")
+        elsewhere = person(two, stack)
+        refused = elsewhere.open(me.table, [me.token])
+        assert refused["type"] == "error" and refused["code"] == "in_use", refused
+        taken = elsewhere.open(me.table, [me.token], take_over=True)
+        assert taken["type"] == "hearts.state" and taken["you"] == [0], taken
+        for _ in range(50):
+            message = me.receive()
+            if message.get("type") == "error":
+                assert message["code"] == "taken_over", message
+                break
+        else:
+            raise AssertionError("the socket on the first process was not told")
+
+
+def test_when_the_owner_dies_another_process_takes_its_tables_over(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    # process two plays its computers at once; process one slowly, so that they are still
+    # thinking when it dies
+    with site_of(postgres_url, tmp_path, hearts_pace_ms=0) as two:
+        with ExitStack() as dying:
+            one = dying.enter_context(site_of(postgres_url, tmp_path, hearts_pace_ms=600_000))
+            with one.peer() as peer:
+                host = Seat(peer)
+                host.create(mode="online", name="Host", options={"passing": True})
+                table, token = host.table, host.token
+                host.ask("hearts.start", table=table, token=token)
+                host.until(lambda s: s["table"]["status"] == "playing" and host.my_turn(s))
+                passed = host.act()
+                assert passed["type"] == "hearts.state", passed
+                at_death = passed["table"]["version"]
+            assert service(one).shared.owns(table)  # type: ignore[union-attr]
+            assert not service(two).shared.owns(table)  # type: ignore[union-attr]
+            assert actions_of(logged(two, table), 2) == []  # the computers had not passed
+            kill(one)
+        # the host comes back on process two, which takes the table over once the dead
+        # process's lease expired: the computers pass and play on until the host's turn
+        with two.peer() as peer:
+            again = Seat(peer)
+            reply = again.open(table, [token])
+            assert reply["type"] == "hearts.state", reply
+            again.until(lambda s: s["table"]["version"] >= at_death + 3 and again.my_turn(s))
+        assert service(two).shared.owns(table)  # type: ignore[union-attr]
+        log = logged(two, table)
+    assert [e.seq for e in log] == list(range(len(log)))
+    for seat in (1, 2, 3):
+        assert len(actions_of(log, seat)) >= 1, seat
+
+
+# --- heartsuit serve --workers N ---------------------------------------------------------------
+
+
+class _Socket:
+    """A real WebSocket client with the two methods :class:`Peer` uses of Starlette's."""
+
+    def __init__(self, port: int) -> None:
+        from websockets.sync.client import connect
+
+        self._open = ExitStack()
+        self.ws = self._open.enter_context(connect(f"ws://127.0.0.1:{port}/ws", open_timeout=10))
+
+    def send_text(self, data: str) -> None:
+        self.ws.send(data)
+
+    def receive_json(self) -> Any:
+        return json.loads(self.ws.recv(timeout=20))
+
+    def close(self) -> None:
+        self._open.close()
+
+
+def workers_of(parent: int) -> set[int]:
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                if int(fields[1]) == parent and fields[0] != "Z":
+                    found.add(int(entry.name))
+    return found
+
+
+def healthy(port: int) -> bool:
+    with (
+        contextlib.suppress(OSError),
+        urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as answer,
+    ):
+        return bool(answer.read() == b"ok")
+    return False
+
+
+def test_serve_with_workers_runs_them_restarts_a_dead_one_and_stops_them_all(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    port = free_port()
+    env = {
+        **os.environ,
+        "DATABASE_URL": postgres_url,
+        "REDIS_URL": REDIS_URL,
+        "HEARTSUIT_HEARTS_PACE_MS": "0",
+        "HEARTSUIT_HEARTS_LEASE_MS": str(LEASE_MS),
+    }
+    out = (tmp_path / "serve.log").open("wb")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "heartsuit", "serve", "--workers", "2", "--port", str(port)],
+        env=env,
+        stdout=out,
+        stderr=subprocess.STDOUT,
+    )
+    sockets: list[_Socket] = []
+    try:
+        wait_for(lambda: healthy(port) and len(workers_of(server.pid)) == 2, "two workers")
+        first = workers_of(server.pid)
+        # a table with two people, whichever workers their sockets landed on
+        host_socket, guest_socket = _Socket(port), _Socket(port)
+        sockets += [host_socket, guest_socket]
+        host, guest = Seat(Peer(host_socket)), Seat(Peer(guest_socket))  # type: ignore[arg-type]
+        host.peer.hello()
+        guest.peer.hello()
+        host.create(mode="online", name="Host")
+        guest.sit(host.table, 1, "Guest")
+        host.until(lambda s: s["table"]["seats"][1]["kind"] == "human")
+        assert host.ask("hearts.start", table=host.table, token=host.token)["type"] == (
+            "hearts.state"
+        )
+        guest.until(lambda s: s["table"]["status"] == "playing")
+        # a worker killed outright is replaced; the site answers throughout
+        victim = min(first)
+        os.kill(victim, signal.SIGKILL)
+        wait_for(
+            lambda: len(workers_of(server.pid)) == 2 and victim not in workers_of(server.pid),
+            "a new worker in place of the killed one",
+        )
+        assert healthy(port)
+        # SIGTERM stops the supervisor and every worker
+        server.send_signal(signal.SIGTERM)
+        assert server.wait(timeout=30) == 0
+        assert workers_of(server.pid) == set()
+    finally:
+        for sock in sockets:
+            with contextlib.suppress(Exception):
+                sock.close()
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+        out.close()
+    text_out = (tmp_path / "serve.log").read_text(errors="replace")
+    assert "starting another" in text_out, text_out
+
+
+def test_serve_refuses_workers_without_redis(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+    done = subprocess.run(
+        [sys.executable, "-m", "heartsuit", "serve", "--workers", "3", "--db", str(tmp_path / "x")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "REDIS_URL" in done.stdout
+
+
+# --- chaos, short ------------------------------------------------------------------------------
+
+
+def test_chaos_kills_lose_no_acknowledged_action_and_keep_every_seat(tmp_path: Path) -> None:
+    """``bench/chaos.py`` in small: three processes, two kills (SIGKILL, restarted); it exits
+    non-zero if an acknowledged action is missing from the log, and every reconnect must get its
+    seat back. Timings are the bench's."""
+    if not POSTGRES_URL:
+        pytest.skip("set HEARTSUIT_TEST_POSTGRES to a postgres URL")
+    bench = Path(__file__).resolve().parent.parent / "bench" / "chaos.py"
+    done = subprocess.run(
+        [
+            *(sys.executable, str(bench), "--kills", "2", "--tables", "3", "--solitaire", "3"),
+            *("--every", "3:4", "--warmup", "3", "--after", "5", "--seed", "7"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=280,
+        env={
+            **os.environ,
+            "HEARTSUIT_TEST_POSTGRES": POSTGRES_URL,
+            "HEARTSUIT_TEST_REDIS": REDIS_URL,
+        },
+    )
+    out = done.stdout + done.stderr
+    assert done.returncode == 0, out
+    assert "(0 NOT in the log)" in out and "moves (0 NOT in the log)" in out, out
+    assert out.count("killed server") == 2, out
+    assert ", lost 0;" in out, out
+    # (whether every table moved on within seconds is the bench's figure, not checked here: a
+    # rare stall of one table, docs/bench-hearts.md "Chaos", is not understood yet)

@@ -148,7 +148,9 @@ def test_notices_carry_no_card() -> None:
     site = {k: c for k, c in notice_kinds().items() if c.__module__.startswith("heartsuit.")}
     for kind, cls in site.items():
         for name in (field.name for field in dataclasses.fields(cls)):
-            assert name in {"table", "version", "presence", "player", "game", "log_length"}, (
+            # ("seat" is a seat's number, "by" the id of the process that took a seat over)
+            allowed = {"table", "version", "presence", "player", "game", "log_length", "seat", "by"}
+            assert name in allowed, (
                 kind,
                 name,
             )

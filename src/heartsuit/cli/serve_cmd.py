@@ -3,6 +3,11 @@
 ``--db PATH`` (else ``HEARTSUIT_DB``, else ``heartsuit.sqlite3`` here) names the SQLite file;
 ``DATABASE_URL`` in the environment switches to another database such as PostgreSQL. Tables
 are created on start.
+
+``--workers N`` runs N server processes on one listening socket (the kernel spreads the
+connections over them), forked by a small supervisor that restarts a worker that dies and
+stops them all on SIGTERM or SIGINT. More than one needs ``REDIS_URL`` (the bus, the table
+leases and presence between the processes) and should use a shared database such as PostgreSQL.
 """
 
 from __future__ import annotations
@@ -48,7 +53,24 @@ def register(sub: Any) -> None:
         help="SQLite file (default: $HEARTSUIT_DB or ./heartsuit.sqlite3; "
         "$DATABASE_URL overrides both)",
     )
+    parser.add_argument(
+        "--workers",
+        type=_workers,
+        default=1,
+        metavar="N",
+        help="server processes on the one port (default 1; more need $REDIS_URL)",
+    )
     parser.set_defaults(handler=run)
+
+
+def _workers(text: str) -> int:
+    try:
+        count = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of workers") from None
+    if not 1 <= count <= 64:
+        raise argparse.ArgumentTypeError(f"workers are 1..64, not {count}")
+    return count
 
 
 def uvicorn_config(settings: Settings) -> uvicorn.Config:
@@ -100,6 +122,71 @@ def serve(settings: Settings) -> None:
     uvicorn.Server(uvicorn_config(settings)).run()
 
 
+def serve_workers(settings: Settings, workers: int) -> int:
+    """Run ``workers`` server processes on one socket until SIGTERM or SIGINT; a worker that
+    dies is started again (after a pause, so a worker that cannot start does not spin)."""
+    import contextlib
+    import os
+    import signal
+    import socket
+    import time
+
+    import uvicorn
+
+    family = socket.AF_INET6 if ":" in settings.host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((settings.host, settings.port))
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    children: set[int] = set()
+    stopping = False
+
+    def start_worker() -> None:
+        pid = os.fork()
+        if pid == 0:  # the worker: its own app, event loop, database pool and Redis clients
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            code = 0
+            try:
+                uvicorn.Server(uvicorn_config(settings)).run(sockets=[sock])
+            except BaseException:  # a worker reports what stopped it and exits, never returns
+                import traceback
+
+                traceback.print_exc()
+                code = 1
+            os._exit(code)
+        children.add(pid)
+
+    def stop(signum: int, frame: object) -> None:
+        nonlocal stopping
+        stopping = True
+        for pid in tuple(children):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    for _ in range(workers):
+        start_worker()
+    print(f"heartsuit: {workers} workers (pids {sorted(children)})", flush=True)
+    while children:
+        try:
+            pid, status = os.wait()
+        except ChildProcessError:
+            break
+        except InterruptedError:  # pragma: no cover - PEP 475 retries os.wait itself
+            continue
+        children.discard(pid)
+        if not stopping:
+            print(f"heartsuit: worker {pid} ended ({status}); starting another", flush=True)
+            time.sleep(0.5)
+            if not stopping:
+                start_worker()
+    sock.close()
+    return 0
+
+
 def run(args: argparse.Namespace) -> int:
     from heartsuit.server.settings import Settings, SettingsError, limits_from_env
 
@@ -110,7 +197,16 @@ def run(args: argparse.Namespace) -> int:
     except SettingsError as err:
         print(f"heartsuit serve: {err}")
         return 2
+    workers: int = getattr(args, "workers", 1)
+    if workers > 1 and not settings.redis_url:
+        print(
+            "heartsuit serve: --workers above 1 needs REDIS_URL "
+            "(the processes share tables, presence and notices through Redis)"
+        )
+        return 2
     where = settings.database_url.split("@")[-1]  # never print a password in a URL
     print(f"heartsuit: http://{settings.host}:{settings.port}/  (data: {where})", flush=True)
+    if workers > 1:
+        return serve_workers(settings, workers)
     serve(settings)
     return 0

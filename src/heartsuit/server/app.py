@@ -31,6 +31,7 @@ from heartsuit.server.clock import Clock, wall_ms
 from heartsuit.server.connection import client_parser, serve_socket
 from heartsuit.server.db import Database
 from heartsuit.server.headers import SecurityHeaders
+from heartsuit.server.hearts_leases import RedisTables
 from heartsuit.server.hearts_service import HeartsService
 from heartsuit.server.hearts_session import HeartsEndpoint
 from heartsuit.server.hearts_store import SqlTableStore
@@ -74,6 +75,12 @@ def create_app(
     redis_bus: RedisBus | None = None
     if bus is None and settings.redis_url:
         bus = redis_bus = RedisBus(settings.redis_url)
+    # several processes: Hearts tables get leases and presence shared through Redis
+    shared = (
+        RedisTables(settings.redis_url, lease_ms=settings.hearts_lease_ms)
+        if settings.redis_url
+        else None
+    )
     bus = bus if bus is not None else LocalBus()
     players = PlayerService(SqlPlayersStore(db), bus=bus, clock=clock)
     solitaire = SolitaireService(
@@ -92,6 +99,7 @@ def create_app(
         pace_ms=settings.hearts_pace_ms,
         grace_ms=settings.hearts_grace_ms,
         live_tables=settings.live_tables,
+        shared=shared,
     )
     games: list[GameService] = [
         SolitaireEndpoint(solitaire),

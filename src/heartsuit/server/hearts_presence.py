@@ -37,9 +37,12 @@ class _Table:
 class Presence:
     """The holders, the away seats and the grace timers of every table in this process."""
 
-    def __init__(self, grace_ms: int, on_grace_over: GraceOver) -> None:
+    def __init__(self, grace_ms: int, on_grace_over: GraceOver, *, timers: bool = True) -> None:
         self.grace_ms = grace_ms
         self._on_grace_over = on_grace_over
+        #: False on a site of several processes: there the table's owner runs the grace timers
+        #: (from the presence every process shares), and this class only tracks local sockets
+        self._timers = timers
         self._tables: dict[str, _Table] = {}
         self._closed = False
 
@@ -66,8 +69,9 @@ class Presence:
         if state is None or state.holders.get(seat) is not holder:
             return False
         del state.holders[seat]
-        if not self._closed:
+        if self._timers and not self._closed:
             state.grace[seat] = asyncio.get_running_loop().create_task(self._grace(table, seat))
+        self._forget_if_empty(table)
         return True
 
     def release(self, table: str, seat: int) -> None:
@@ -120,6 +124,13 @@ class Presence:
         if seat not in state.holders:
             await self._on_grace_over(table, seat)
         self._forget_if_empty(table)
+
+    def drop(self, table: str, seat: int) -> None:
+        """Another process took the seat over: forget its holder here, with no grace timer."""
+        state = self._tables.get(table)
+        if state is not None:
+            state.holders.pop(seat, None)
+            self._forget_if_empty(table)
 
     def _forget_if_empty(self, table: str) -> None:
         state = self._tables.get(table)

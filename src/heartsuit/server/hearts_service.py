@@ -14,6 +14,11 @@ for tables"):
   period, are played by the table driver (:mod:`heartsuit.hearts.table`) at a natural pace; a
   computer's choice is seeded from (table, match, version, seat), so a replay or a restart makes
   the same choice. A process that starts resumes the computer turns of every table under way.
+- On a site of several processes (``REDIS_URL``), one process at a time owns a table by its
+  lease (:mod:`heartsuit.server.hearts_leases`): it alone runs the table's computer turns and
+  grace timers, deciding from the presence every process shares; the others only serve their
+  sockets and hand each change to the owner through the table's channel. A process that dies
+  loses its leases when they expire, and another takes its tables over.
 """
 
 from __future__ import annotations
@@ -21,11 +26,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 
@@ -34,6 +40,7 @@ from heartsuit.hearts.actions import Action
 from heartsuit.hearts.bots import LEVELS
 from heartsuit.hearts.table import BotError, computer_action
 from heartsuit.server.bus import Bus, Notice, notice
+from heartsuit.server.hearts_leases import RedisTables
 from heartsuit.server.hearts_presence import Presence, SeatInUse
 from heartsuit.server.hearts_protocol import HeartsCreate, HeartsError, Stale
 from heartsuit.server.hearts_setup import DEFAULT_LEVEL, clean_name, plan_table
@@ -49,8 +56,14 @@ from heartsuit.server.hearts_tables import (
 )
 from heartsuit.server.hearts_view import StateFrames
 from heartsuit.server.protocol import ErrorCode
+from heartsuit.server.redis_bus import REDIS_FAILURES
 
 log = logging.getLogger("heartsuit.server.hearts")
+
+T = TypeVar("T")
+#: how many times a change is tried when another process keeps writing the table's next entry
+#: first (each try catches up from the log); then the intent is answered ``stale``
+CONFLICT_ATTEMPTS = 5
 
 #: the level a computer plays at when none is chosen, and for a person who dropped out
 #: the level that plays when a stronger one fails (a bug, logged)
@@ -65,6 +78,16 @@ class TableChanged(Notice):
     table: str
     version: int
     presence: bool = False
+
+
+@notice("hearts.seat_taken")
+@dataclass(frozen=True, slots=True)
+class SeatTaken(Notice):
+    """A socket of process ``by`` took ``seat`` of ``table`` over (its holder elsewhere stops)."""
+
+    table: str
+    seat: int
+    by: str
 
 
 def table_channel(table_id: str) -> str:
@@ -90,6 +113,7 @@ class HeartsService:
         grace_ms: int = 30_000,
         live_tables: int = 2000,
         levels: tuple[str, ...] = tuple(LEVELS),
+        shared: RedisTables | None = None,
     ) -> None:
         self.store = store
         self.bus = bus
@@ -100,30 +124,68 @@ class HeartsService:
         self._live: OrderedDict[str, LiveTable] = OrderedDict()
         self._live_limit = live_tables
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
-        self.presence = Presence(grace_ms, self._grace_over)
+        #: leases and shared presence when the site is several processes; None: one process
+        self.shared = shared
+        self.presence = Presence(grace_ms, self._grace_over, timers=shared is None)
         self._drivers: dict[str, asyncio.Task[None]] = {}
+        # --- several processes only (see _coordinate)
+        #: per table: the seats held on any live process, and the seats marked away
+        self._remote: dict[str, tuple[set[int], set[int]]] = {}
+        self._refreshing: dict[str, asyncio.Task[None]] = {}
+        #: the owner's grace timers, per (table, seat)
+        self._graces: dict[tuple[str, int], asyncio.Task[None]] = {}
+        #: per owned table, the task that follows its channel for changes made elsewhere
+        self._watchers: dict[str, asyncio.Task[None]] = {}
+        self._claims: dict[str, asyncio.Task[None]] = {}
+        #: tables another process owns: when (time.monotonic()) its lease ends unless renewed
+        self._others: dict[str, float] = {}
+        self._coordinator: asyncio.Task[None] | None = None
         self._closing = False
         #: the states sent to the sockets, with what they share encoded once per version
         self.frames = StateFrames()
 
     # ------------------------------------------------------------------ lifetime
 
+    @property
+    def process_id(self) -> str:
+        """This process's id among the site's processes ("" when it is the only one)."""
+        return self.shared.process if self.shared is not None else ""
+
     async def start(self) -> None:
         """Resume the computer turns of every table under way (after a restart)."""
         self._closing = False
-        for table_id in await self.store.active_tables():
+        active = await self.store.active_tables()
+        if self.shared is not None:
+            await self.shared.start()
+            self._coordinator = asyncio.get_running_loop().create_task(self._coordinate())
+            await self._claim(active)  # in one script call; the tables nobody owns are ours
+            return
+        for table_id in active:
             self._kick(table_id)
 
     async def stop(self) -> None:
         self._closing = True
         await self.presence.close()
-        tasks = [*self._drivers.values()]
+        tasks = [
+            *self._drivers.values(),
+            *self._graces.values(),
+            *self._watchers.values(),
+            *self._claims.values(),
+            *self._refreshing.values(),
+        ]
+        if self._coordinator is not None:
+            tasks.append(self._coordinator)
         for task in tasks:
             task.cancel()
         for task in tasks:
             with contextlib.suppress(BaseException):
                 await task
         self._drivers.clear()
+        self._graces.clear()
+        self._watchers.clear()
+        self._claims.clear()
+        if self.shared is not None:
+            await self.shared.close()
 
     # ------------------------------------------------------------------ tables
 
@@ -163,9 +225,21 @@ class HeartsService:
 
     # ------------------------------------------------------------------ seats
 
+    async def _change(self, table_id: str, change: Callable[[LiveTable], Awaitable[T]]) -> T:
+        """Run ``change`` on the table under its lock; when its write finds the seq taken
+        (another process wrote first), catch up from the log and run it again, a few times,
+        then answer ``stale`` with the fresh state (the page decides again)."""
+        for _ in range(CONFLICT_ATTEMPTS):
+            async with self._lock(table_id):
+                live = await self._load(table_id)
+                try:
+                    return await change(live)
+                except EntryConflict:
+                    continue  # _append dropped the stale copy: the next _load replays the log
+        raise Stale(table_id)
+
     async def sit(self, table_id: str, seat: int, name: object) -> tuple[LiveTable, str]:
-        async with self._lock(table_id):
-            live = await self._load(table_id)
+        async def change(live: LiveTable) -> tuple[LiveTable, str]:
             if live.record.mode != "online":
                 raise HeartsError(ErrorCode.SEAT_TAKEN, "only online tables take new players")
             if live.status != "lobby":
@@ -184,12 +258,14 @@ class HeartsService:
                     seat, "human", clean_name(name, f"#{seat + 1}"), None, hash_token(token)
                 ),
             )
+            return live, token
+
+        live, token = await self._change(table_id, change)
         await self._announce(live)
         return live, token
 
     async def start_match(self, table_id: str, token: str) -> LiveTable:
-        async with self._lock(table_id):
-            live = await self._load(table_id)
+        async def change(live: LiveTable) -> LiveTable:
             seat = self.seat_of(live, token)
             if seat != _host(live):
                 raise HeartsError(ErrorCode.NOT_HOST, "only the host starts the match")
@@ -197,35 +273,43 @@ class HeartsService:
                 raise HeartsError(ErrorCode.TABLE_STARTED, "the match has already started")
             for s in live.seats:
                 if s.kind == "open":
-                    await self._seat_change(
-                        live, SeatRecord(s.seat, "computer", "", DEFAULT_LEVEL)
-                    )
+                    await self._seat_change(live, SeatRecord(s.seat, "computer", "", DEFAULT_LEVEL))
             await self._append(live, "start", {})
+            return live
+
+        live = await self._change(table_id, change)
         await self._announce(live)
         self._kick(table_id)
         return live
 
     async def leave(self, table_id: str, token: str) -> LiveTable:
         """The person gives up the seat: open again in a lobby, a computer's during a match."""
-        async with self._lock(table_id):
-            live = await self._load(table_id)
-            seat = self.seat_of(live, token)
-            await self._vacate(live, seat)
+
+        async def change(live: LiveTable) -> LiveTable:
+            await self._vacate(live, self.seat_of(live, token))
+            return live
+
+        live = await self._change(table_id, change)
         await self._announce(live)
         self._kick(table_id)
         return live
 
     async def free(self, table_id: str, token: str, seat: int) -> LiveTable:
         """The host frees the seat of a person who is not at the table (a computer takes it)."""
-        async with self._lock(table_id):
-            live = await self._load(table_id)
+
+        async def change(live: LiveTable) -> LiveTable:
             if self.seat_of(live, token) != _host(live):
                 raise HeartsError(ErrorCode.NOT_HOST, "only the host frees a seat")
             if not 0 <= seat < len(live.seats) or live.seats[seat].kind != "human":
                 raise HeartsError(ErrorCode.BAD_MESSAGE, "only a person's seat can be freed")
-            if self.presence.holds(table_id, seat):
+            if self.shared is not None:
+                await self.refresh_presence(table_id)
+            if self.presence.holds(table_id, seat) or seat in self.connected(table_id):
                 raise HeartsError(ErrorCode.SEAT_BUSY, "that player is at the table")
             await self._vacate(live, seat)
+            return live
+
+        live = await self._change(table_id, change)
         await self._announce(live)
         self._kick(table_id)
         return live
@@ -237,6 +321,16 @@ class HeartsService:
             new = SeatRecord(seat, "computer", "", DEFAULT_LEVEL)
         await self._seat_change(live, new)
         self.presence.release(live.record.id, seat)
+        if self.shared is not None:
+            table_id = live.record.id
+            held, away = self._remote.get(table_id, (set(), set()))
+            self._remote[table_id] = (held - {seat}, away - {seat})
+            try:
+                await self.shared.forget_seat(table_id, seat)
+            except REDIS_FAILURES as exc:
+                log.warning(
+                    "Redis unreachable, seat %s of %s not freed there: %s", seat, table_id, exc
+                )
 
     async def _seat_change(self, live: LiveTable, seat: SeatRecord) -> None:
         data: dict[str, Any] = {
@@ -250,12 +344,14 @@ class HeartsService:
         await self._append(live, "seat", data, changed_seat=seat.seat)
 
     async def rematch(self, table_id: str, token: str) -> LiveTable:
-        async with self._lock(table_id):
-            live = await self._load(table_id)
+        async def change(live: LiveTable) -> LiveTable:
             self.seat_of(live, token)
             if live.status != "over":
                 raise HeartsError(ErrorCode.NOT_OVER, "a rematch comes after the match is over")
             await self._append(live, "rematch", {"seed": new_seed()})
+            return live
+
+        live = await self._change(table_id, change)
         await self._announce(live)
         self._kick(table_id)
         return live
@@ -264,44 +360,60 @@ class HeartsService:
 
     async def act(self, table_id: str, token: str, action: Action, version: int) -> LiveTable:
         """A person's pass or play, made on the state of ``version``."""
-        for attempt in range(2):
-            async with self._lock(table_id):
-                live = await self._load(table_id)
-                seat = self.seat_of(live, token)
-                if action.seat != seat:
-                    raise HeartsError(ErrorCode.BAD_MESSAGE, "act for your own seat")
-                if live.match is None or live.status != "playing":
-                    raise HeartsError(ErrorCode.WRONG_PHASE, "the match is not under way")
-                if live.is_stale(version, action):
-                    raise Stale(table_id)
-                if seat not in live.awaiting():
-                    raise HeartsError(ErrorCode.NOT_YOUR_TURN, "it is not your turn")
-                try:
-                    await self._append(live, "action", action.to_dict())
-                except EntryConflict:
-                    if attempt:
-                        raise
-                    continue  # replayed from the log: check the intent once more
-            await self._announce(live)
-            self._kick(table_id)
+
+        async def change(live: LiveTable) -> LiveTable:
+            seat = self.seat_of(live, token)
+            if action.seat != seat:
+                raise HeartsError(ErrorCode.BAD_MESSAGE, "act for your own seat")
+            if live.match is None or live.status != "playing":
+                raise HeartsError(ErrorCode.WRONG_PHASE, "the match is not under way")
+            if live.is_stale(version, action):
+                raise Stale(table_id)
+            if seat not in live.awaiting():
+                raise HeartsError(ErrorCode.NOT_YOUR_TURN, "it is not your turn")
+            # a conflict: replayed from the log, the intent is checked once more
+            await self._append(live, "action", action.to_dict())
             return live
-        raise AssertionError("unreachable")  # pragma: no cover
+
+        live = await self._change(table_id, change)
+        await self._announce(live)
+        self._kick(table_id)
+        return live
 
     # ------------------------------------------------------------------ presence
 
-    def attach(self, table_id: str, seat: int, holder: object, *, take_over: bool) -> object:
+    async def attach(self, table_id: str, seat: int, holder: object, *, take_over: bool) -> object:
         """``holder`` (a socket's session) now plays ``seat``; returns the one it displaced.
 
-        A seat has one holder at a time: a second socket is refused (``in_use``) unless it asks
-        to take the seat over, as a page does when its person says "play here".
+        A seat has one holder at a time, whichever process holds it: a second socket is refused
+        (``in_use``) unless it asks to take the seat over, as a page does when its person says
+        "play here".
         """
-        came_back = seat in self.presence.away(table_id)
+        in_use = HeartsError(
+            ErrorCode.IN_USE, "this seat is open in another tab or on another device"
+        )
+        came_back = seat in self.away(table_id)
+        elsewhere: str | None = None
+        if self.shared is not None and not (self.presence.holds(table_id, seat) and not take_over):
+            try:
+                elsewhere = await self.shared.hold(table_id, seat, take_over=take_over)
+            except LookupError:
+                raise in_use from None
+            except REDIS_FAILURES as exc:
+                log.warning(
+                    "Redis unreachable, seat %s of %s held here only: %s", seat, table_id, exc
+                )
+            held, away = self._remote.get(table_id, (set(), set()))
+            self._remote[table_id] = (held | {seat}, away - {seat})
         try:
             displaced = self.presence.attach(table_id, seat, holder, take_over=take_over)
         except SeatInUse:
-            raise HeartsError(
-                ErrorCode.IN_USE, "this seat is open in another tab or on another device"
-            ) from None
+            raise in_use from None
+        if self.shared is not None and elsewhere not in (None, self.shared.process):
+            # the socket that held the seat on another process hears it was taken over
+            await self.bus.publish(
+                table_channel(table_id), SeatTaken(table_id, seat, self.shared.process)
+            )
         self._spawn_announce(table_id)  # everyone sees the seat connected (and back, if away)
         if came_back:
             self._kick(table_id)
@@ -310,13 +422,52 @@ class HeartsService:
     def detach(self, table_id: str, seat: int, holder: object) -> None:
         """The holder's socket went away: after the grace period a computer plays the seat."""
         if self.presence.detach(table_id, seat, holder) and not self._closing:
-            self._spawn_announce(table_id)
+            shared = self.shared
+            if shared is None or self.presence.holds(table_id, seat):
+                self._spawn_announce(table_id)
+                return
+
+            async def let_go() -> None:
+                # the owner (maybe this process) starts the grace timer when it hears of it
+                with contextlib.suppress(*REDIS_FAILURES):
+                    await shared.let_go(table_id, seat)
+                held, away = self._remote.get(table_id, (set(), set()))
+                self._remote[table_id] = (held - {seat}, away)
+
+            self._spawn_announce(table_id, before=let_go)
+
+    def taken_elsewhere(self, table_id: str, seat: int) -> None:
+        """A socket on another process took ``seat`` over: this process holds it no more."""
+        self.presence.drop(table_id, seat)
 
     def connected(self, table_id: str) -> set[int]:
-        return self.presence.connected(table_id)
+        local = self.presence.connected(table_id)
+        if self.shared is None:
+            return local
+        return local | self._remote.get(table_id, (set(), set()))[0]
 
     def away(self, table_id: str) -> set[int]:
-        return self.presence.away(table_id)
+        if self.shared is None:
+            return self.presence.away(table_id)
+        return set(self._remote.get(table_id, (set(), set()))[1])
+
+    async def refresh_presence(self, table_id: str) -> None:
+        """Read who is at the table on every process (several processes only; one read at a
+        time per table, which every socket of this process waiting for it shares)."""
+        if self.shared is None:
+            return
+        task = self._refreshing.get(table_id)
+        if task is None or task.done():
+            task = asyncio.get_running_loop().create_task(self._read_presence([table_id]))
+            self._refreshing[table_id] = task
+        with contextlib.suppress(*REDIS_FAILURES):
+            await asyncio.shield(task)
+        if self._refreshing.get(table_id) is task and task.done():
+            del self._refreshing[table_id]
+
+    async def _read_presence(self, tables: list[str]) -> None:
+        assert self.shared is not None
+        self._remote.update(await self.shared.presence(tables))
 
     async def _grace_over(self, table_id: str, seat: int) -> None:
         try:
@@ -335,7 +486,7 @@ class HeartsService:
     def _computer_seats(self, live: LiveTable) -> list[int]:
         if live.status != "playing":
             return []
-        away = self.presence.away(live.record.id)
+        away = self.away(live.record.id)
         return [
             seat for seat in live.awaiting() if live.seats[seat].kind == "computer" or seat in away
         ]
@@ -343,6 +494,9 @@ class HeartsService:
     def _kick(self, table_id: str) -> None:
         """Make sure the table's computer turns are being played."""
         if self._closing:
+            return
+        if self.shared is not None and not self.shared.owns(table_id):
+            self._claim_soon(table_id)  # the owner, if another process, hears of it by notice
             return
         task = self._drivers.get(table_id)
         if task is not None and not task.done():
@@ -352,6 +506,8 @@ class HeartsService:
     async def _drive(self, table_id: str) -> None:
         try:
             while True:
+                if self.shared is not None and not self.shared.owns(table_id):
+                    return  # the lease was lost: the new owner plays on
                 live = await self.table(table_id)
                 if not self._computer_seats(live):
                     return
@@ -372,8 +528,8 @@ class HeartsService:
                             action = await self._choose(live, seat)
                             await self._append(live, "action", action.to_dict())
                     except EntryConflict:
-                        # another process logged this turn first (it runs this table's
-                        # computers too): catch up from the log and look again
+                        # another process logged this turn first (it believed it owned the
+                        # table too, or a person's intent came first): catch up and look again
                         continue
                 await self._announce(live)
         except asyncio.CancelledError:
@@ -402,6 +558,199 @@ class HeartsService:
 
         return await anyio.to_thread.run_sync(think)
 
+    # ------------------------------------------------------------------ several processes
+
+    def _claim_soon(self, table_id: str) -> None:
+        """Try to take the table's lease (unless another process is known to hold it)."""
+        task = self._claims.get(table_id)
+        if (task is not None and not task.done()) or self._others.get(table_id, 0) > _now():
+            return
+        self._claims[table_id] = asyncio.get_running_loop().create_task(
+            self._claim([table_id]), name=f"claim {table_id}"
+        )
+
+    async def _claim(self, tables: list[str]) -> None:
+        assert self.shared is not None
+        try:
+            answers = await self.shared.claim(tables)
+        except REDIS_FAILURES as exc:
+            log.warning("Redis unreachable, no table leases taken: %s", exc)
+            return
+        finally:
+            for table_id in tables:
+                if self._claims.get(table_id) is asyncio.current_task():
+                    del self._claims[table_id]
+        for table_id, left_ms in answers.items():
+            if left_ms == -1:
+                self._took(table_id)
+            else:
+                self._others[table_id] = _now() + max(left_ms, 0) / 1000
+
+    def _took(self, table_id: str) -> None:
+        """This process now owns the table: follow its channel and play its turns."""
+        self._others.pop(table_id, None)
+        if self._closing:
+            return
+        task = self._watchers.get(table_id)
+        if task is None or task.done():
+            self._watchers[table_id] = asyncio.get_running_loop().create_task(
+                self._watch(table_id), name=f"owner of {table_id}"
+            )
+
+    def _lose(self, table_id: str) -> None:
+        """The lease is gone (expired, taken, or given back): stop the table's timers here."""
+        for task in (
+            self._watchers.pop(table_id, None),
+            self._drivers.pop(table_id, None),
+            *(self._graces.pop(key) for key in [k for k in self._graces if k[0] == table_id]),
+        ):
+            if task is not None and task is not asyncio.current_task():
+                task.cancel()
+
+    async def _watch(self, table_id: str) -> None:
+        """The owner follows the table: a change made on any process may be a computer's cue,
+        a presence change may start or stop a grace timer."""
+        try:
+            async with self.bus.listen(table_channel(table_id)) as queue:
+                # the log may have grown while another process owned the table
+                self.forget(table_id)
+                await self.table(table_id)
+                with contextlib.suppress(*REDIS_FAILURES):
+                    await self._check_presence([table_id])
+                self._kick(table_id)
+                while True:
+                    change = await queue.get()
+                    if not isinstance(change, TableChanged):
+                        continue
+                    try:
+                        await self.table(table_id, at_least=change.version)
+                    except HeartsError:
+                        continue
+                    if change.presence:
+                        with contextlib.suppress(*REDIS_FAILURES):
+                            await self._check_presence([table_id])
+                    self._kick(table_id)
+        except asyncio.CancelledError:
+            raise
+        except HeartsError:
+            pass  # no such table (any more)
+        except Exception:
+            log.exception("the owner of table %s stopped following it", table_id)
+        finally:
+            if self._watchers.get(table_id) is asyncio.current_task():
+                del self._watchers[table_id]
+
+    async def _check_presence(self, tables: list[str]) -> None:
+        """Start a grace timer for each seat of an owned online table whose person is on no
+        process (and not yet away); stop the timers of seats whose person is back."""
+        if self.shared is None or not tables:
+            return
+        await self._read_presence(tables)
+        for table_id in tables:
+            if not self.shared.owns(table_id):
+                continue
+            held, away = self._remote.get(table_id, (set(), set()))
+            live = self._live.get(table_id)
+            if live is None:
+                try:
+                    live = await self.table(table_id)
+                except HeartsError:
+                    continue
+            timed = live.record.mode == "online" and live.status != "over"
+            for seat in live.seats:
+                key = (table_id, seat.seat)
+                waiting = timed and seat.kind == "human"
+                if not waiting or seat.seat in held or seat.seat in away:
+                    task = self._graces.pop(key, None)
+                    if task is not None:
+                        task.cancel()
+                elif key not in self._graces:
+                    self._graces[key] = asyncio.get_running_loop().create_task(
+                        self._grace_timer(table_id, seat.seat)
+                    )
+
+    async def _grace_timer(self, table_id: str, seat: int) -> None:
+        shared = self.shared
+        assert shared is not None
+        try:
+            await asyncio.sleep(self.grace_ms / 1000)
+            await self._read_presence([table_id])
+            held, away = self._remote[table_id]
+            if seat in held or seat in away or not shared.owns(table_id):
+                return
+            live = await self.table(table_id)
+            if live.record.mode == "online" and live.seats[seat].kind == "human":
+                await shared.mark_away(table_id, seat)
+                self._remote[table_id] = (held, away | {seat})
+                await self._announce(live, presence=True)
+                self._kick(table_id)
+        except asyncio.CancelledError:
+            raise
+        except (HeartsError, *REDIS_FAILURES) as exc:
+            log.warning("grace timer of seat %s of %s: %s", seat, table_id, exc)
+        finally:
+            if self._graces.get((table_id, seat)) is asyncio.current_task():
+                del self._graces[(table_id, seat)]
+
+    async def _coordinate(self) -> None:
+        """Every third of a lease: renew the leases (and stop the timers of any lost), give
+        back those of finished tables, look at presence for the grace timers; every lease,
+        claim the tables under way that nobody owns (their owner died or stopped)."""
+        shared = self.shared
+        assert shared is not None
+        beat = 0
+        while True:
+            await asyncio.sleep(shared.lease_ms / 3000)
+            beat += 1
+            try:
+                for table_id in await shared.renew():
+                    self._lose(table_id)
+                held = sorted(shared.held)
+                for table_id in held:
+                    if table_id not in self._watchers:
+                        self._took(table_id)  # its follower stopped (logged): follow it again
+                # a change made elsewhere whose notice this process missed (a notice is only a
+                # hint): the log's versions say which copies are behind; they catch up, and the
+                # computer turns go on (even if their task had stopped on an error)
+                logged = await self.store.versions(held)
+                for table_id in held:
+                    live = self._live.get(table_id)
+                    if live is not None and live.version < logged.get(table_id, 0):
+                        with contextlib.suppress(HeartsError):
+                            await self.table(table_id, at_least=logged[table_id])
+                    self._kick(table_id)
+                finished = [
+                    t for t in shared.held if (live := self._live.get(t)) and live.status == "over"
+                ]
+                if finished:
+                    await shared.release(finished)
+                    for table_id in finished:
+                        self._lose(table_id)
+                # only online tables hand a seat to a computer after the grace period
+                await self._check_presence(
+                    [
+                        t
+                        for t in sorted(shared.held)
+                        if (live := self._live.get(t)) is None or live.record.mode == "online"
+                    ]
+                )
+                if beat % 3 == 0:
+                    now = _now()
+                    for table_id in [t for t, end in self._others.items() if end <= now]:
+                        del self._others[table_id]
+                    orphans = [
+                        t
+                        for t in await self.store.active_tables()
+                        if not shared.owns(t) and t not in self._others
+                    ]
+                    await self._claim(orphans)
+            except asyncio.CancelledError:
+                raise
+            except REDIS_FAILURES as exc:
+                log.warning("Redis unreachable, table leases not renewed: %s", exc)
+            except Exception:
+                log.exception("table leases: a round failed")
+
     # ------------------------------------------------------------------ internals
 
     def _lock(self, table_id: str) -> asyncio.Lock:
@@ -415,7 +764,8 @@ class HeartsService:
         self._live[live.record.id] = live
         self._live.move_to_end(live.record.id)
         while len(self._live) > self._live_limit:
-            self._live.popitem(last=False)
+            gone, _ = self._live.popitem(last=False)
+            self._remote.pop(gone, None)
 
     def forget(self, table_id: str | None = None) -> None:
         """Drop one table (or all) from memory; the next request replays its log."""
@@ -426,6 +776,16 @@ class HeartsService:
 
     async def _load(self, table_id: str, *, at_least: int = 0) -> LiveTable:
         live = self._live.get(table_id)
+        if live is not None and live.version < at_least:
+            # another process wrote on: apply what it logged since (a full replay if that fails)
+            newer = await self.store.entries_after(table_id, live.version)
+            try:
+                for entry in newer:
+                    live.apply(entry, replaying=True)
+            except Exception:
+                log.exception("table %s: catching up from its log failed; replaying", table_id)
+                self._live.pop(table_id, None)
+                live = None
         if live is None or live.version < at_least:
             found = await self.store.get_table(table_id)
             if found is None:
@@ -457,12 +817,20 @@ class HeartsService:
             table_channel(live.record.id), TableChanged(live.record.id, live.version, presence)
         )
 
-    def _spawn_announce(self, table_id: str) -> None:
+    def _spawn_announce(
+        self, table_id: str, *, before: Callable[[], Awaitable[None]] | None = None
+    ) -> None:
         async def announce() -> None:
+            if before is not None:
+                await before()
             with contextlib.suppress(HeartsError):
                 await self._announce(await self.table(table_id), presence=True)
 
         asyncio.get_running_loop().create_task(announce())
+
+
+def _now() -> float:
+    return time.monotonic()
 
 
 def _host(live: LiveTable) -> int | None:
@@ -470,4 +838,4 @@ def _host(live: LiveTable) -> int | None:
     return next((s.seat for s in live.seats if s.kind == "human"), None)
 
 
-__all__ = ["Created", "HeartsService", "TableChanged", "table_channel"]
+__all__ = ["Created", "HeartsService", "SeatTaken", "TableChanged", "table_channel"]

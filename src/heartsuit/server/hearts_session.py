@@ -45,6 +45,7 @@ from heartsuit.server.hearts_protocol import (
 )
 from heartsuit.server.hearts_service import (
     HeartsService,
+    SeatTaken,
     TableChanged,
     table_channel,
 )
@@ -130,6 +131,7 @@ class HeartsSession:
             await self.link.send(await self._frame(live, message.version), req)
         elif isinstance(message, HeartsInvite):
             live = await service.by_invite(message.invite)
+            await service.refresh_presence(live.record.id)
             await self.link.send(
                 HeartsLobby(
                     table=live.record.id,
@@ -192,11 +194,12 @@ class HeartsSession:
         table_id = live.record.id
         seat_state = self._tables.setdefault(table_id, _Seat())
         for seat, token in held.items():
-            displaced = self.service.attach(table_id, seat, self, take_over=take_over)
+            displaced = await self.service.attach(table_id, seat, self, take_over=take_over)
             seat_state.tokens[seat] = token
             if isinstance(displaced, HeartsSession) and displaced is not self:
                 await displaced.taken_over(table_id, seat)
         await self.link.follow(table_channel(table_id), self._notice_handler(table_id))
+        await self.service.refresh_presence(table_id)
 
     def _held_seat(self, live: LiveTable, token: str) -> int:
         """The seat of ``token``, which this socket must have opened (or created)."""
@@ -229,6 +232,16 @@ class HeartsSession:
 
     def _notice_handler(self, table_id: str) -> Callable[[Notice], Awaitable[None]]:
         async def on_notice(notice: Notice) -> None:
+            if isinstance(notice, SeatTaken) and notice.table == table_id:
+                held = self._tables.get(table_id)
+                if (
+                    held is not None
+                    and notice.seat in held.tokens
+                    and notice.by != self.service.process_id
+                ):
+                    self.service.taken_elsewhere(table_id, notice.seat)
+                    await self.taken_over(table_id, notice.seat)
+                return
             if isinstance(notice, TableChanged) and notice.table == table_id:
                 held = self._tables.get(table_id)
                 if held is None or (notice.version <= held.seen and not notice.presence):
@@ -237,6 +250,8 @@ class HeartsSession:
                     live = await self.service.table(table_id, at_least=notice.version)
                 except HeartsError:
                     return
+                if notice.presence:
+                    await self.service.refresh_presence(table_id)
                 await self._push(live)
 
         return on_notice

@@ -83,6 +83,15 @@ class TableStore(Protocol):
         self, table_id: str
     ) -> tuple[TableRecord, list[SeatRecord], list[LogEntry]] | None: ...
     async def table_by_invite(self, invite: str) -> str | None: ...
+    async def versions(self, table_ids: Sequence[str]) -> dict[str, int]:
+        """The logged version of each table (those that exist)."""
+        ...
+
+    async def entries_after(self, table_id: str, seq: int) -> list[LogEntry]:
+        """The log entries of ``table_id`` from ``seq`` on (a copy at version ``seq`` catches
+        up with them)."""
+        ...
+
     async def append(
         self, table: TableRecord, entry: LogEntry, seats: Sequence[SeatRecord] = ()
     ) -> None:
@@ -200,6 +209,23 @@ class SqlTableStore:
             ]
             log = [LogEntry(r.seq, r.kind, json.loads(r.data), r.at_ms) for r in entry_rows]
         return record, seat_list, log
+
+    async def versions(self, table_ids: Sequence[str]) -> dict[str, int]:
+        if not table_ids:
+            return {}
+        query = select(tables.c.id, tables.c.version).where(tables.c.id.in_(list(table_ids)))
+        async with self.db.reading() as conn:
+            return {str(r.id): int(r.version) for r in await conn.execute(query)}
+
+    async def entries_after(self, table_id: str, seq: int) -> list[LogEntry]:
+        query = (
+            select(events)
+            .where(events.c.table_id == table_id, events.c.seq >= seq)
+            .order_by(events.c.seq)
+        )
+        async with self.db.reading() as conn:
+            rows = await conn.execute(query)
+            return [LogEntry(r.seq, r.kind, json.loads(r.data), r.at_ms) for r in rows]
 
     async def table_by_invite(self, invite: str) -> str | None:
         async with self.db.reading() as conn:

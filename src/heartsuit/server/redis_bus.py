@@ -42,6 +42,9 @@ except ImportError:  # pragma: no cover - the dev extra installs it
     redis = None
     _FAILURES = (OSError,)
 
+#: the same, for the other modules that talk to Redis
+REDIS_FAILURES = _FAILURES
+
 log = logging.getLogger(__name__)
 
 #: every channel of this site in Redis starts with this (several sites may share one Redis)

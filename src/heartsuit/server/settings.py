@@ -9,6 +9,9 @@ tests and ``heartsuit serve`` all describe a server the same way.
 - ``HEARTSUIT_HEARTS_PACE_MS`` and ``HEARTSUIT_HEARTS_GRACE_MS`` (whole milliseconds, 0 or more)
   set how fast computers play at a Hearts table and how long a dropped person keeps the seat;
   the browser tests run the real server with computers at once and a short grace.
+- ``REDIS_URL`` makes the site one of several processes (the bus, table leases and presence in
+  Redis); ``HEARTSUIT_HEARTS_LEASE_MS`` is how long a table's lease lasts unless renewed, so
+  how soon another process takes over the tables of one that died.
 """
 
 from __future__ import annotations
@@ -24,6 +27,9 @@ DEFAULT_HOST: Final = "127.0.0.1"
 DEFAULT_PORT: Final = 8000
 DEFAULT_HEARTS_PACE_MS: Final = 700
 DEFAULT_HEARTS_GRACE_MS: Final = 30_000
+DEFAULT_HEARTS_LEASE_MS: Final = 5000
+#: a lease renewed every third of its time must outlast a busy event loop's pauses
+MIN_HEARTS_LEASE_MS: Final = 300
 #: the protocol's frame limit (contract: "frames over 16 KiB → an error reply")
 MAX_FRAME_BYTES: Final = 16 * 1024
 #: uvicorn's own limit sits well above ours so that an oversized frame still reaches the app and
@@ -60,6 +66,9 @@ class Settings:
     #: how long a person who dropped out of an online table keeps the seat to themselves
     #: before a computer plays for them (they take it back whenever they return)
     hearts_grace_ms: int = DEFAULT_HEARTS_GRACE_MS
+    #: several processes only: how long a process's lease on a table lasts unless renewed
+    #: (renewed every third of it); a process that dies loses its tables after at most this
+    hearts_lease_ms: int = DEFAULT_HEARTS_LEASE_MS
     #: how many Hearts tables the service keeps replayed in memory
     live_tables: int = 2000
     #: SQL echo, for debugging the store
@@ -97,6 +106,11 @@ class Settings:
             raise SettingsError(f"frames of {self.max_frame_bytes} bytes are too small to talk")
         if self.hearts_pace_ms < 0 or self.hearts_grace_ms < 0:
             raise SettingsError("the Hearts pace and grace period cannot be negative")
+        if self.hearts_lease_ms < MIN_HEARTS_LEASE_MS:
+            raise SettingsError(
+                f"a table lease of {self.hearts_lease_ms} ms is too short "
+                f"(at least {MIN_HEARTS_LEASE_MS} ms)"
+            )
         if self.max_header_bytes < 1024 or min(self.request_timeout_s, self.ws_send_stall_s) <= 0:
             raise SettingsError("the header limit and the timeouts are too small to serve anyone")
         for origin in self.origins:
@@ -133,6 +147,7 @@ class Settings:
             redis_url=env.get("REDIS_URL", "").strip(),
             hearts_pace_ms=_env_ms(env, "HEARTSUIT_HEARTS_PACE_MS", DEFAULT_HEARTS_PACE_MS),
             hearts_grace_ms=_env_ms(env, "HEARTSUIT_HEARTS_GRACE_MS", DEFAULT_HEARTS_GRACE_MS),
+            hearts_lease_ms=_env_ms(env, "HEARTSUIT_HEARTS_LEASE_MS", DEFAULT_HEARTS_LEASE_MS),
         )
         if host is not None:
             settings = replace(settings, host=host)
