@@ -151,8 +151,9 @@ def game_row(db_path: Path, game_id: str) -> dict[str, Any]:
 
 
 def comparable(game: dict[str, Any]) -> dict[str, Any]:
-    """A game view without its clock reading, for comparing states taken at different times."""
-    return {k: v for k, v in game.items() if k != "elapsed_ms"}
+    """A game view without its clock (reading and whether it runs), for comparing states taken
+    at different times or by different tabs."""
+    return {k: v for k, v in game.items() if k not in ("elapsed_ms", "clock_running")}
 
 
 def site_rows(site: Site, query: str) -> list[tuple[Any, ...]]:

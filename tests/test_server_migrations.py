@@ -428,3 +428,57 @@ def test_0004_goes_back_to_the_old_statuses_on_a_downgrade(tmp_path: Path) -> No
     assert statuses["u1"] == "abandoned" and statuses["d1"] == "abandoned"
     tables = on_connection(url, lambda c: set(inspect(c).get_table_names()))
     assert "solitaire_player_stats" not in tables and "solitaire_snapshots" not in tables
+
+
+# --- 0006: play time ---------------------------------------------------------------------------
+
+
+def test_0006_counts_an_old_game_as_played_up_to_its_last_move_and_pauses_it(
+    empty_url: str,
+) -> None:
+    on_connection(empty_url, fill_legacy)
+    open_and_close(empty_url)
+
+    def read(conn: Connection) -> tuple[Any, list[Any], int]:
+        game = conn.execute(
+            text("SELECT played_ms, running_since_ms FROM solitaire_games WHERE id = 'the-game'")
+        ).one()
+        moves = conn.execute(
+            text("SELECT seq, play_ms FROM solitaire_moves ORDER BY seq")
+        ).all()
+        snapshots = conn.execute(text("SELECT count(*) FROM solitaire_snapshots")).scalar_one()
+        return game, list(moves), int(snapshots)
+
+    game, moves, snapshots = on_connection(empty_url, read)
+    # the old moves were a second apart from the deal: that much is play time, and no more
+    assert tuple(game) == (1000 * len(TAPS), None)
+    assert [tuple(m) for m in moves] == [(n, 1000 * (n + 1)) for n in range(len(TAPS))]
+    assert snapshots == 0
+    # an hour later the game resumes with the time of its last move, paused until shown
+    settings = Settings(database_url=empty_url, origins=TEST_ORIGINS)
+    app = create_app(settings, clock=FakeClock(START_MS + 3_600_000, step=0))
+    with TestClient(app) as client, client.websocket_connect("/ws") as socket:
+        peer = Peer(socket)
+        peer.ask("hello", player="player-with-settings-1")
+        resumed = peer.ask("solitaire.resume")["game"]
+        assert (resumed["elapsed_ms"], resumed["clock_running"]) == (1000 * len(TAPS), False)
+        assert peer.tap("the-game", "stock")["game"]["moves"] == played_game()[0].moves + 1
+
+
+def test_0006_goes_back_without_its_columns(tmp_path: Path) -> None:
+    url = sqlite_url(tmp_path / "down6.sqlite3")
+    on_connection(url, fill_legacy)
+    open_and_close(url)
+    on_connection(url, lambda c: command.downgrade(migrations.config(c), "0004_solitaire_totals"))
+
+    def columns(conn: Connection) -> set[str]:
+        found = set()
+        for table in ("solitaire_games", "solitaire_moves", "solitaire_player_stats"):
+            found |= {c["name"] for c in inspect(conn).get_columns(table)}
+        return found
+
+    assert not {"played_ms", "running_since_ms", "play_ms", "daily_streak"} & on_connection(
+        url, columns
+    )
+    open_and_close(url)  # and up again
+    assert on_connection(url, migrations.current) == migrations.head()

@@ -7,17 +7,25 @@
 last sent: the player's settings (so a change made in another tab is pushed once) and, per
 game, the length of the move log it was shown (so a notice about a move this tab already
 shows is not answered with the same state again).
+
+It is also a *viewer* of the game it shows, for the play clock: the game page says when it is
+visible or hidden (``solitaire.visibility``); a tab that has not said so counts as visible once
+it plays (a tap, an undo, a new deal), but a mere ``solitaire.resume`` (the home page asking
+whether there is a game to continue) does not start the clock. Closing the connection stops
+watching.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 
+import anyio
 from pydantic import BaseModel
 
 from heartsuit.server.bus import Notice
 from heartsuit.server.players import Player, PlayerChanged
-from heartsuit.server.protocol import ClientMessage
+from heartsuit.server.protocol import ClientMessage, ProtocolError
 from heartsuit.server.service import Context
 from heartsuit.server.solitaire_protocol import (
     MESSAGES,
@@ -32,6 +40,7 @@ from heartsuit.server.solitaire_protocol import (
     SolitaireState,
     SolitaireTap,
     SolitaireUndo,
+    SolitaireVisibility,
     StatsRequest,
 )
 from heartsuit.server.solitaire_service import GameChanged, Played, SolitaireService
@@ -60,35 +69,66 @@ class SolitaireSession:
         self.prefs = PlayerSettings()
         #: per game, the log length of the last state this tab was sent (to skip stale notices)
         self._seen: dict[str, int] = {}
+        #: what the page said of itself: visible, hidden, or nothing yet (None)
+        self._visible: bool | None = None
+        #: the player and the game this tab was last sent
+        self._player: str | None = None
+        self._showing: str | None = None
 
     async def hello(self, player: Player) -> Mapping[str, BaseModel]:
         self.prefs = await self.service.preferences(player.id)
         self._seen.clear()
+        if self._player is not None and self._player != player.id:
+            await self.service.watch(self, self._player, None)
+        self._player = player.id
         return {"settings": self.prefs}
 
     async def handle(self, player: Player, message: ClientMessage, req: int | None) -> None:
         service, pid = self.service, player.id
+        self._player = pid
+        playing = self._visible is not False  # a tab that plays is looked at, unless it said not
         if isinstance(message, SolitaireResume):
             played = await service.resume(pid)
             if played is None:
                 await self.context.send(SolitaireNone(), req)
             else:
-                await self._send_state(played, req)
+                await self._send_state(played, req, watch=self._visible is True)
         elif isinstance(message, SolitaireNew):
             await self._send_state(
                 await service.new_game(
-                    pid, message.code, message.winnable_only, leave=message.leave
+                    pid,
+                    message.code,
+                    message.winnable_only,
+                    leave=message.leave,
+                    daily=message.daily,
                 ),
                 req,
+                watch=playing,
             )
         elif isinstance(message, SolitaireRestart):
             await self._send_state(
-                await service.restart(pid, message.game, leave=message.leave), req
+                await service.restart(pid, message.game, leave=message.leave), req, watch=playing
             )
         elif isinstance(message, SolitaireTap):
-            await self._send_state(await service.tap(pid, message.game, message.target), req)
+            if playing:
+                await self._watch_before(pid, message.game)  # the clock runs at the tap
+            await self._send_state(
+                await service.tap(pid, message.game, message.target), req, watch=playing
+            )
         elif isinstance(message, SolitaireUndo):
-            await self._send_state(await service.undo(pid, message.game), req)
+            if playing:
+                await self._watch_before(pid, message.game)
+            await self._send_state(await service.undo(pid, message.game), req, watch=playing)
+        elif isinstance(message, SolitaireVisibility):
+            self._visible = message.visible
+            if not message.visible:
+                await service.watch(self, pid, None)
+            showing = self._showing
+            if showing is None:
+                await self.context.send(SolitaireNone(), req)
+            else:
+                played_now = await service.game_of(pid, showing)
+                await self._send_state(played_now, req, watch=message.visible)
         elif isinstance(message, SettingsUpdate):
             self.prefs = await service.set_preferences(
                 pid,
@@ -112,21 +152,36 @@ class SolitaireSession:
                 return  # this tab was already sent the game as far as the notice goes
             played = await self.service.game_of(notice.player, notice.game)
             if self._seen.get(notice.game) != played.live.record.log_length:
-                await self._send_state(played, None)
+                await self._send_state(played, None, watch=self._visible is True)
 
     async def close(self) -> None:
-        return None  # nothing is held: the games live in the move log
+        # the games live in the move log; only the play clock is told this tab is gone (shielded:
+        # a connection torn down by cancellation must still pause the clock)
+        if self._player is not None:
+            with anyio.CancelScope(shield=True):
+                await self.service.watch(self, self._player, None)
 
-    async def _send_state(self, played: Played, req: int | None) -> None:
+    async def _watch_before(self, player_id: str, game_id: str) -> None:
+        """Watch the game a move is about to be made in; an unknown game is left to the move
+        itself to refuse (after any other fault of the message)."""
+        with contextlib.suppress(ProtocolError):
+            await self.service.watch(self, player_id, game_id)
+
+    async def _send_state(self, played: Played, req: int | None, *, watch: bool) -> None:
         live = played.live
+        self._showing = live.record.id
+        if watch:
+            await self.service.watch(self, live.record.player_id, live.record.id)
         view = game_view(
             live.game,
             game_id=live.record.id,
             started_at_ms=live.record.started_at_ms,
-            now_ms=self.service.clock(),
+            now_ms=self.service.play_ms(live),
             placement_help=self.prefs.placement_help,
             under_way=self.service.under_way(live),
             dead_deal=live.record.status in (GameStatus.DEAD_DEAL, GameStatus.UNPLAYABLE),
+            clock_running=self.service.clock_running(live),
+            daily=await self.service.is_daily(live.record.code),
         )
         if played.result is not None:
             event = tap_event(

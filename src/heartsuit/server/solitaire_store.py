@@ -93,6 +93,17 @@ class GameRecord:
     elapsed_ms: int | None = None
     #: how many entries the move log holds (the next entry's sequence number)
     log_length: int = 0
+    #: play time counted before ``running_since_ms`` (the clock counts only while a page shows
+    #: the game, visible and connected)
+    played_ms: int = 0
+    #: when the play clock last started running (wall-clock ms); None while it is paused
+    running_since_ms: int | None = None
+
+    def play_ms(self, now_ms: int) -> int:
+        """The game's play time at wall-clock ``now_ms``: the engine's clock runs on it."""
+        if self.running_since_ms is None:
+            return self.played_ms
+        return self.played_ms + max(0, now_ms - self.running_since_ms)
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +114,9 @@ class MoveRecord:
     seq: int
     action: str
     at_ms: int
+    #: the game's play time at the move (None in logs written before play time: read
+    #: ``at_ms - started_at_ms`` then, as migration 0006 does)
+    play_ms: int | None = None
 
 
 class TallyKind(StrEnum):
@@ -124,6 +138,8 @@ class Tally:
 
     kind: TallyKind
     game: GameRecord
+    #: for a win of the deal of the day, on its day: that day (UTC days since 1970-01-01)
+    daily_day: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +153,22 @@ class PlayerTotals:
     best_time_ms: int | None = None
     fewest_moves: int | None = None
     dead_deals: int = 0
+    #: days in a row the deal of the day was won, up to the day of ``last_daily_day``
+    daily_streak: int = 0
+    best_daily_streak: int = 0
+    #: the last day (UTC days since 1970-01-01) the player won the deal of the day
+    last_daily_day: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DailyTotals:
+    """Everyone's totals for one deal code (the deal of the day): from the per-code totals."""
+
+    code: str
+    players: int = 0
+    winners: int = 0
+    best_time_ms: int | None = None
+    fewest_moves: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,6 +247,14 @@ class SolitaireStore(Protocol):
         are in all."""
         ...
 
+    async def set_clock(self, game: GameRecord) -> None:
+        """Store the play clock of ``game`` (``played_ms``, ``running_since_ms``)."""
+        ...
+
+    async def code_summary(self, code: str) -> DailyTotals:
+        """Every player's totals for ``code``, added up (the deal of the day's statistics)."""
+        ...
+
     async def deal_analysis(self, code: str) -> DealAnalysis | None: ...
     async def save_deal_analysis(self, analysis: DealAnalysis) -> None: ...
 
@@ -235,6 +275,9 @@ games = Table(
     # the player's current streak just before this game's dead end was counted, so that an
     # undo out of the dead end can take the loss back exactly; None otherwise
     Column("streak_before", Integer, nullable=True),
+    # the play clock (migration 0006): time counted so far, and since when it runs (or None)
+    Column("played_ms", BigInteger, nullable=False, server_default="0"),
+    Column("running_since_ms", BigInteger, nullable=True),
     Index("ix_solitaire_games_player_status", "player_id", "status"),
 )
 
@@ -246,6 +289,8 @@ moves_log = Table(
     Column("seq", Integer, primary_key=True),
     Column("action", String(8), nullable=False),
     Column("at_ms", BigInteger, nullable=False),
+    # the game's play time at the move (None: older than migration 0006's values)
+    Column("play_ms", BigInteger, nullable=True),
 )
 
 snapshots = Table(
@@ -269,6 +314,9 @@ player_stats = Table(
     Column("best_time_ms", BigInteger, nullable=True),
     Column("fewest_moves", Integer, nullable=True),
     Column("dead_deals", Integer, nullable=False),
+    Column("daily_streak", Integer, nullable=False, server_default="0"),
+    Column("best_daily_streak", Integer, nullable=False, server_default="0"),
+    Column("last_daily_day", Integer, nullable=True),
 )
 
 code_stats = Table(
@@ -312,6 +360,8 @@ def _game_from_row(row: Any) -> GameRecord:
         ended_at_ms=row.ended_at_ms,
         elapsed_ms=row.elapsed_ms,
         log_length=row.log_length,
+        played_ms=row.played_ms,
+        running_since_ms=row.running_since_ms,
     )
 
 
@@ -323,6 +373,8 @@ def _game_values(game: GameRecord) -> dict[str, Any]:
         "ended_at_ms": game.ended_at_ms,
         "elapsed_ms": game.elapsed_ms,
         "log_length": game.log_length,
+        "played_ms": game.played_ms,
+        "running_since_ms": game.running_since_ms,
     }
 
 
@@ -392,7 +444,7 @@ class SqlSolitaireStore:
         )
         async with self.db.reading() as conn:
             rows = await conn.execute(query)
-            return [MoveRecord(r.game_id, r.seq, r.action, r.at_ms) for r in rows]
+            return [MoveRecord(r.game_id, r.seq, r.action, r.at_ms, r.play_ms) for r in rows]
 
     async def snapshot(self, game_id: str) -> tuple[int, str] | None:
         query = select(snapshots.c.log_length, snapshots.c.state).where(
@@ -415,7 +467,11 @@ class SqlSolitaireStore:
             async with self.db.writing() as conn:
                 await conn.execute(
                     insert(moves_log).values(
-                        game_id=move.game_id, seq=move.seq, action=move.action, at_ms=move.at_ms
+                        game_id=move.game_id,
+                        seq=move.seq,
+                        action=move.action,
+                        at_ms=move.at_ms,
+                        play_ms=move.play_ms,
                     )
                 )
                 await conn.execute(
@@ -451,7 +507,30 @@ class SqlSolitaireStore:
             best_time_ms=row.best_time_ms,
             fewest_moves=row.fewest_moves,
             dead_deals=row.dead_deals,
+            daily_streak=row.daily_streak,
+            best_daily_streak=row.best_daily_streak,
+            last_daily_day=row.last_daily_day,
         )
+
+    async def set_clock(self, game: GameRecord) -> None:
+        async with self.db.writing() as conn:
+            await conn.execute(
+                update(games)
+                .where(games.c.id == game.id)
+                .values(played_ms=game.played_ms, running_since_ms=game.running_since_ms)
+            )
+
+    async def code_summary(self, code: str) -> DailyTotals:
+        c = code_stats.c
+        query = select(
+            func.count(),
+            func.count(case((c.wins > 0, 1))),
+            func.min(c.best_time_ms),
+            func.min(c.fewest_moves),
+        ).where(c.code == code, c.games > 0)
+        async with self.db.reading() as conn:
+            players, winners, best_time, fewest = (await conn.execute(query)).one()
+        return DailyTotals(code, int(players), int(winners), best_time, fewest)
 
     async def code_totals(
         self, player_id: str, offset: int, limit: int
@@ -512,6 +591,8 @@ class SqlSolitaireStore:
                     fewest_moves=_least(p.fewest_moves, game.moves),
                 )
             )
+            if tally.daily_day is not None:
+                await self._daily_win(conn, game.player_id, tally.daily_day)
             await conn.execute(
                 update(code_stats).where(this_code).values(
                     games=c.games + 1,
@@ -541,6 +622,25 @@ class SqlSolitaireStore:
                 )
             )
             await conn.execute(update(code_stats).where(this_code).values(games=c.games - 1))
+
+    async def _daily_win(self, conn: AsyncConnection, player_id: str, day: int) -> None:
+        """The deal of day ``day`` was won: the daily streak grows if yesterday's was won too
+        (a second win of the same day changes nothing), else it starts again at 1."""
+        p = player_stats.c
+        mine = p.player_id == player_id
+        row = (await conn.execute(select(p.daily_streak, p.last_daily_day).where(mine))).one()
+        if row.last_daily_day is not None and row.last_daily_day >= day:
+            return
+        streak = row.daily_streak + 1 if row.last_daily_day == day - 1 else 1
+        await conn.execute(
+            update(player_stats).where(mine).values(
+                daily_streak=streak,
+                best_daily_streak=case(
+                    (p.best_daily_streak < streak, streak), else_=p.best_daily_streak
+                ),
+                last_daily_day=day,
+            )
+        )
 
     async def _upsert(
         self,
