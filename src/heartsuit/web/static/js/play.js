@@ -4,6 +4,7 @@
 import { Board } from "./board.js";
 import { closeDialog, openDialog, toast, wireCloseButtons } from "./dialogs.js";
 import { cardName, formatTime, lang, t } from "./i18n.js";
+import { PlayClock } from "./playclock.js";
 import { Connection } from "./ws.js";
 
 const root = document.querySelector("[data-game]");
@@ -23,9 +24,9 @@ const confirmNewText = confirmNewBody.textContent;
 const undoButtons = document.querySelectorAll('[data-action="undo"]');
 const undoLeft = root.querySelector("[data-undo-left]");
 const announcer = root.querySelector("[data-announce]");
+const dailyBadge = root.querySelector("[data-daily-badge]");
 
 let game = null;
-let receivedAt = 0;
 let settings = { move_errors: false, placement_help: true, winnable_only: false };
 let started = false;
 let shown = 0; // states drawn so far, exposed as data-seq for tests and tools
@@ -40,7 +41,10 @@ const conn = new Connection({
   lang,
   onReady: (welcome) => ready(welcome),
   onStatus: (online) => {
-    if (!online) status.textContent = t("game.offline");
+    if (!online) {
+      status.textContent = t("game.offline");
+      clock.disconnected();
+    }
   },
   onPush: (message) => {
     // another tab of this player moved, started a game or changed a setting
@@ -48,6 +52,9 @@ const conn = new Connection({
     else if (message.type === "settings") settings = pickSettings(message);
   },
 });
+
+// the play clock: the server's, paused while the page is hidden or offline
+const clock = new PlayClock({ root, conn, show: (reply) => show(reply), report: (e) => report(e) });
 
 function pickSettings(reply) {
   return {
@@ -60,18 +67,20 @@ function pickSettings(reply) {
 function ready(welcome) {
   settings = { ...settings, ...welcome.settings };
   status.textContent = "";
-  if (!started) {
-    started = true;
-    start().catch(report);
-  } else {
+  const first = !started;
+  started = true;
+  // the server is told first whether this page is looked at: then the game it sends is timed
+  clock
+    .connected()
+    .catch(() => {})
     // back after a lost connection or a server restart: the server rebuilds the same game
-    resume().catch(report);
-  }
+    .then(() => (first ? start() : resume()))
+    .catch(report);
 }
 
 async function start() {
   const params = new URLSearchParams(location.search);
-  if (params.has("code") || params.has("new")) {
+  if (params.has("code") || params.has("new") || params.has("daily")) {
     // a reload (or the language link) must continue this game, not deal another one
     history.replaceState(null, "", location.pathname);
     const other = document.querySelector("[data-lang-switch]");
@@ -79,7 +88,8 @@ async function start() {
     const code = params.get("code");
     try {
       // a link never drops a game under way: the server refuses, and the player is asked
-      await newGame(code, code === null ? "new" : "code");
+      if (params.has("daily") && code === null) await newGame(null, "new", { daily: true });
+      else await newGame(code, code === null ? "new" : "code");
       return;
     } catch (error) {
       report(error);
@@ -102,7 +112,7 @@ function askNewGame() {
 
 /** Deal a new game: of `code`, or a random deal (a winnable one when asked or when the setting
  * says). */
-function newGame(code, question = "new", { winnable = false } = {}) {
+function newGame(code, question = "new", { winnable = false, daily = false } = {}) {
   return leaveWith(
     (leave) =>
       conn.request({
@@ -110,6 +120,7 @@ function newGame(code, question = "new", { winnable = false } = {}) {
         code,
         winnable_only: winnable || settings.winnable_only,
         leave,
+        ...(daily ? { daily: true } : {}),
       }),
     question,
     code,
@@ -224,7 +235,7 @@ function report(error) {
 function show(reply) {
   const previous = game;
   game = reply.game;
-  receivedAt = performance.now();
+  clock.update(game);
   root.setAttribute("aria-busy", "false");
   root.dataset.outcome = game.outcome;
   root.dataset.gameId = game.id;
@@ -233,6 +244,8 @@ function show(reply) {
   info("score").textContent = String(game.score);
   info("moves").textContent = String(game.moves);
   info("code").textContent = game.code;
+  root.dataset.daily = String(Boolean(game.daily));
+  dailyBadge.hidden = !game.daily;
   tick();
   // a won game is final; a dead end can be undone
   const canUndo = game.undo_left > 0 && game.outcome !== "won";
@@ -301,6 +314,8 @@ async function showBest(won) {
   set("[data-win-best-time]", hasTime ? t("win.best_time", { time: formatTime(overall.best_time_ms) }) : "");
   set("[data-win-fewest]", hasMoves ? t("win.fewest", { n: overall.fewest_moves }) : "");
   set("[data-win-streak]", overall.current_streak > 0 ? t("win.streak", { n: overall.current_streak }) : "");
+  const daily = won.daily && reply.daily && reply.daily.streak > 0 ? reply.daily.streak : 0;
+  set("[data-win-daily]", daily ? t("win.daily_streak", { n: daily }) : "");
   // a new best beats the figures from before this game (a first win sets no record yet)
   const old = before && before.id === won.id ? before.overall : null;
   const beats = (value, record) => record !== null && record !== undefined && value < record;
@@ -312,12 +327,7 @@ async function showBest(won) {
 }
 
 function tick() {
-  if (!game) return;
-  const running = game.outcome === "playing";
-  const ms = game.elapsed_ms + (running ? performance.now() - receivedAt : 0);
-  const text = formatTime(ms);
-  const el = info("time");
-  if (el.textContent !== text) el.textContent = text;
+  if (game) clock.draw();
 }
 setInterval(tick, 250);
 
@@ -340,6 +350,13 @@ dialogs.dead_deal
   .addEventListener("click", () => newGame(null, "new", { winnable: true }).catch(report));
 root.querySelector('[data-action="share"]').addEventListener("click", share);
 root.querySelector('[data-action="settings"]').addEventListener("click", openSettings);
+dialogs.code.querySelector("[data-daily]").addEventListener("click", async () => {
+  try {
+    if (await newGame(null, "new", { daily: true })) closeDialog(dialogs.code);
+  } catch (error) {
+    report(error);
+  }
+});
 root.querySelector('[data-action="code"]').addEventListener("click", () => {
   const input = dialogs.code.querySelector("[data-code-input]");
   input.value = "";
@@ -430,6 +447,7 @@ dialogs.settings.addEventListener("change", async (event) => {
 document.addEventListener("keydown", (event) => {
   if (document.querySelector("dialog[open]")) return;
   if (event.target.closest("input, textarea, select")) return;
+  if (clock.paused) return; // the board waits under the pause cover for "Resume"
   const key = event.key.toLowerCase();
   if ((event.ctrlKey || event.metaKey) && key === "z" && !event.shiftKey) {
     event.preventDefault();
