@@ -379,7 +379,7 @@ def _game_values(game: GameRecord) -> dict[str, Any]:
 
 
 class SqlSolitaireStore:
-    """:class:`SolitaireStore` on SQL (tables from migrations 0001 and 0004)."""
+    """:class:`SolitaireStore` on SQL (tables from migrations 0001, 0004 and 0006)."""
 
     def __init__(self, db: Database) -> None:
         self.db = db
