@@ -52,9 +52,8 @@ def test_a_hidden_page_pauses_the_clock_and_shows_it_on_return(
     assert clock(page) == ("paused", "paused")
     assert page.inner_text('[data-info="time"]') == frozen
     assert page.evaluate("document.activeElement.hasAttribute('data-resume-clock')")
-    assert page.evaluate(
-        "getComputedStyle(document.querySelector('[data-info=time]'), '::after').content"
-    ) == '" · Dijeda"'  # Indonesian by default
+    after = "getComputedStyle(document.querySelector('[data-info=time]'), '::after').content"
+    assert page.evaluate(after) == '" · Dijeda"'  # Indonesian by default
     check(page, "play: paused on return")
     for width, height in ((360, 740), (1280, 800)):
         page.set_viewport_size({"width": width, "height": height})
