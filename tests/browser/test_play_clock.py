@@ -126,3 +126,8 @@ def test_the_deal_of_the_day_from_home_the_play_page_and_in_the_statistics(
         assert page.inner_text('[data-daily-stat="streak"]') == "0"
         check(page, f"stats with the deal of the day at {width}")
         screenshot(page, f"daily-stats-{width}")
+    # and in English: the game goes on, marked as the deal of the day
+    page.goto(server.url + "/heart-to-heart?lang=en")
+    page.wait_for_selector(f'{GAME}[data-daily="true"]')
+    assert page.inner_text("[data-daily-badge]").strip() == "★ Deal of the day"
+    screenshot(page, "daily-play-en-1280")
