@@ -330,6 +330,8 @@ code_stats = Table(
     Column("fewest_moves", Integer, nullable=True),
     Column("last_at_ms", BigInteger, nullable=False),
     Index("ix_solitaire_code_stats_player_last", "player_id", "last_at_ms"),
+    # everyone's totals of one code (the deal of the day's statistics), migration 0006
+    Index("ix_solitaire_code_stats_code", "code"),
 )
 
 deals = Table(

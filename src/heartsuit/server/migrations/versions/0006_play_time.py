@@ -4,7 +4,9 @@
   only while a page shows the game (before, time ran from the deal whatever the player did).
 - ``solitaire_moves.play_ms``: the play time each move was made at (the engine replays on it).
 - ``solitaire_player_stats.daily_streak``, ``best_daily_streak`` and ``last_daily_day``: days in
-  a row the player won the deal of the day (none yet: the deal of the day starts here).
+  a row the player won the deal of the day (none yet: the deal of the day starts here), and an
+  index on ``solitaire_code_stats.code`` for the deal of the day's statistics (everyone's
+  totals of one code).
 
 Existing games: nobody can tell now when their players looked away, so the time up to each
 game's last move is taken as played (each move's ``play_ms`` is ``at_ms - started_at_ms``, and
@@ -55,6 +57,8 @@ def upgrade() -> None:
             sa.Column("best_daily_streak", sa.Integer, nullable=False, server_default="0")
         )
         batch.add_column(sa.Column("last_daily_day", sa.Integer, nullable=True))
+    # the deal of the day's statistics add up every player's totals of one code
+    op.create_index("ix_solitaire_code_stats_code", "solitaire_code_stats", ["code"])
 
     conn = op.get_bind()
     started = (
@@ -74,6 +78,7 @@ def downgrade() -> None:
     # the old clock reads wall-clock times from the log, which were kept: only the new columns
     # go (snapshots written since then hold play-time clocks, so they go too)
     op.get_bind().execute(sa.delete(SNAPSHOTS))
+    op.drop_index("ix_solitaire_code_stats_code", table_name="solitaire_code_stats")
     with op.batch_alter_table("solitaire_player_stats") as batch:
         batch.drop_column("last_daily_day")
         batch.drop_column("best_daily_streak")
