@@ -93,21 +93,26 @@ export class PlayClock {
     }
   }
 
-  /** The clock's text and the pause marks, from the state of things. */
+  /** The clock's text and the pause marks, from the state of things (called 4 times a second:
+   * it writes only what changed). */
   draw() {
     const over = this.game && this.game.outcome !== "playing";
     const stateName = !this.game || over ? "stopped" : this.running() ? "running" : "paused";
-    this.root.dataset.clock = stateName;
+    setData(this.root, "clock", stateName);
     // the server's own verdict, as last sent (for tests and tools)
-    this.root.dataset.clockServer = this.game && this.game.clock_running ? "running" : "paused";
-    this.root.dataset.paused = String(this.covered);
+    setData(this.root, "clockServer", this.game && this.game.clock_running ? "running" : "paused");
+    setData(this.root, "paused", String(this.covered));
     const coverShown = this.covered && Boolean(this.game) && !over;
     if (this.cover.hidden === coverShown) this.cover.hidden = !coverShown;
     const board = this.root.querySelector("[data-heart]");
-    if (board) board.inert = coverShown;
-    const text = formatTime(this.elapsed());
+    if (board && board.inert !== coverShown) board.inert = coverShown;
     // "Paused" beside the time (a CSS ::after reads it from this attribute)
-    this.timeEl.dataset.pausedLabel = t("game.paused");
+    setData(this.timeEl, "pausedLabel", t("game.paused"));
+    const text = formatTime(this.elapsed());
     if (this.timeEl.textContent !== text) this.timeEl.textContent = text;
   }
+}
+
+function setData(element, key, value) {
+  if (element.dataset[key] !== value) element.dataset[key] = value;
 }
