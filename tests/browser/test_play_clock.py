@@ -9,6 +9,7 @@ from typing import Any
 
 from heartsuit.server.examples import deal_is_winnable
 from heartsuit.server.solitaire_daily import daily_code, day_of
+from heartsuit.solitaire import Game, solve
 from tests.browser.axe import check
 from tests.browser.conftest import ServerProcess, screenshot
 from tests.browser.helpers import GAME, open_game, seq, tap, wait_for_state
@@ -131,3 +132,23 @@ def test_the_deal_of_the_day_from_home_the_play_page_and_in_the_statistics(
     page.wait_for_selector(f'{GAME}[data-daily="true"]')
     assert page.inner_text("[data-daily-badge]").strip() == "★ Deal of the day"
     screenshot(page, "daily-play-en-1280")
+
+
+def test_winning_the_deal_of_the_day_shows_the_daily_streak(
+    page: Any, server: ServerProcess
+) -> None:
+    today = daily_code(day_of(time.time_ns() // 1_000_000), deal_is_winnable)
+    solution = solve(Game.from_code(today))
+    assert solution.winnable
+    page.goto(server.url + "/heart-to-heart?daily=1&lang=en")
+    page.wait_for_selector(f'{GAME}[data-daily="true"]')
+    page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')")
+    for target in solution.moves:
+        tap(page, target)
+    won = page.locator('[data-dialog="won"]')
+    won.wait_for(state="visible")
+    daily = won.locator("[data-win-daily]")
+    daily.wait_for(state="visible")
+    assert daily.inner_text() == "Daily streak 1"
+    check(page, "play: the deal of the day won")
+    screenshot(page, "daily-won-1280")
