@@ -120,6 +120,23 @@ def test_a_move_after_a_write_conflict_is_logged_with_its_play_time(tmp_path: Pa
     run(tmp_path, body)
 
 
+def test_a_process_with_an_older_copy_of_the_clock_leaves_it_running(tmp_path: Path) -> None:
+    async def body(w: World) -> None:
+        one, two, tab = w.service(), w.service(), object()
+        gid = (await one.new_game(w.player, CODE)).live.record.id
+        await two.game_of(w.player, gid)  # cached with the clock paused
+        await one.watch(tab, w.player, gid)  # started on one: no log entry, no notice
+        w.clock.now += 4_000
+        # two's copy is current in the log, not in the clock: the move is timed as stored
+        played = await two.tap(w.player, gid, "stock", intent="b-1")
+        assert clock_of(played) == (4_000, True)
+        row = await w.store.get_game(gid)
+        assert row is not None and row.running_since_ms == START_MS
+        assert await logged(w, gid) == [("stock", "b-1", 4_000)]
+
+    run(tmp_path, body)
+
+
 def test_a_rebuild_from_a_snapshot_keeps_the_intents_and_the_play_time(tmp_path: Path) -> None:
     async def body(w: World) -> None:
         service, tab = w.service(snapshot_every=4), object()

@@ -38,7 +38,10 @@ The service is the only writer of solitaire games. Its rules of the house:
   time), and each logged move carries the play time it was made at. The engine is given play
   time as its ``now``, so it stops its clock at a win or a dead end (and restarts it if undo
   leaves one) as before. A clock found running when a game is read back from storage with no
-  viewer here (the server stopped while it ran) is paused at its last move.
+  viewer here (the server stopped while it ran) is paused at its last move; a game caught up
+  from the log (another process wrote it) keeps its clock as stored, and a move made with no
+  viewer here is timed by the clock as stored (another process's viewer may run it). Only the
+  starts and pauses write the clock, never a move.
 - The deal of the day (:mod:`solitaire_daily`) is a code like any other; a win of it on its own
   UTC day also moves the player's daily streak.
 """
@@ -457,6 +460,16 @@ class SolitaireService:
             raise ProtocolError(
                 ErrorCode.GAME_OVER, f"game {live.record.id} is {live.record.status.value}"
             )
+        if not self._viewers.get(live.record.id):
+            # nobody here shows the game: its clock, if it runs, is another process's viewer's
+            # (stored at each start and pause, and not told on the bus): read it as stored
+            stored = await self.store.get_game(live.record.id)
+            if stored is not None:
+                live.record = replace(
+                    live.record,
+                    played_ms=stored.played_ms,
+                    running_since_ms=stored.running_since_ms,
+                )
         now = self.clock()
         played = live.record.play_ms(now)  # the engine runs on play time
         if target is None:

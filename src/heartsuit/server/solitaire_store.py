@@ -235,8 +235,9 @@ class SolitaireStore(Protocol):
         tally: Tally | None = None,
         snapshot: str | None = None,
     ) -> None:
-        """Log ``move``, store ``summary`` as the game's row, apply ``tally`` and store
-        ``snapshot`` (the engine's state after the move, as JSON), all or nothing.
+        """Log ``move``, store ``summary`` as the game's row (all but its play clock, which
+        only :meth:`set_clock` writes), apply ``tally`` and store ``snapshot`` (the engine's
+        state after the move, as JSON), all or nothing.
 
         Raises :class:`MoveConflict` if the log already has an entry ``move.seq``, or an entry
         of ``move.intent``.
@@ -501,9 +502,11 @@ class SqlSolitaireStore:
                         play_ms=move.play_ms,
                     )
                 )
-                await conn.execute(
-                    update(games).where(games.c.id == summary.id).values(**_game_values(summary))
-                )
+                # the play clock is not the move's to write (set_clock stores each start and
+                # pause): a process with an older copy of it must not stop or restart it
+                moved = _game_values(summary)
+                del moved["played_ms"], moved["running_since_ms"]
+                await conn.execute(update(games).where(games.c.id == summary.id).values(**moved))
                 if tally is not None:
                     await self._apply(conn, tally)
                 if snapshot is not None:
