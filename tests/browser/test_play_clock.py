@@ -4,7 +4,9 @@ deal of the day is one tap from home and from the play page, with its statistics
 
 from __future__ import annotations
 
+import sqlite3
 import time
+from contextlib import closing
 from typing import Any
 
 from heartsuit.server.examples import deal_is_winnable
@@ -152,3 +154,47 @@ def test_winning_the_deal_of_the_day_shows_the_daily_streak(
     assert daily.inner_text() == "Daily streak 1"
     check(page, "play: the deal of the day won")
     screenshot(page, "daily-won-1280")
+
+
+def test_taps_queued_offline_by_a_page_hidden_since_start_no_clock(
+    new_user: Any, server: ServerProcess
+) -> None:
+    user = new_user(1280, 800)
+    page = user.new_page()
+    open_game(page, server.url, f"?code={CODE}")
+    game_id = page.get_attribute(GAME, "data-game-id") or ""
+    tap(page, "stock")
+    user.context.set_offline(True)
+    # offline: the taps' note and the paused clock together, the cards still usable
+    page.wait_for_selector(f'{GAME}[data-offline="true"][data-clock="paused"]')
+    assert page.is_hidden("[data-pause-cover]")
+    page.click('[data-pile="stock"]')
+    page.wait_for_function(
+        "() => document.querySelector('[data-offline-waiting]').textContent.includes('1')"
+    )
+    # the player looks away before the connection is back
+    page.evaluate(SET_HIDDEN, True)
+    user.context.set_offline(False)
+    page.wait_for_selector("[data-offline-note]", state="hidden")
+    page.wait_for_function(
+        "() => document.querySelector('[data-game]').dataset.pending === 'false'"
+    )
+    # the page said it was hidden before it sent the tap: logged once, and no clock started
+    with closing(sqlite3.connect(server.db)) as db:
+        moves = db.execute(
+            "SELECT action, intent, play_ms FROM solitaire_moves WHERE game_id = ? ORDER BY seq",
+            (game_id,),
+        ).fetchall()
+        running = db.execute(
+            "SELECT running_since_ms FROM solitaire_games WHERE id = ?", (game_id,)
+        ).fetchone()[0]
+    assert [action for action, _, _ in moves] == ["stock", "stock"]
+    assert moves[1][1] is not None and moves[1][2] >= moves[0][2]
+    assert running is None
+    assert clock(page) == ("paused", "paused")
+    # back on the page and resumed: the clock runs again
+    page.evaluate(SET_HIDDEN, False)
+    before = seq(page)
+    page.click("[data-resume-clock]")
+    wait_for_state(page, before)
+    assert clock(page) == ("running", "running")
