@@ -115,6 +115,8 @@ def test_the_deal_of_the_day_from_home_the_play_page_and_in_the_statistics(
     assert page.get_attribute(GAME, "data-daily") == "false"
     assert page.is_hidden("[data-daily-badge]")
     page.click('[data-action="code"]')
+    # the dialog fades in: axe reads the colours once it is fully shown
+    page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')")
     check(page, "play: the code dialog offers the deal of the day")
     screenshot(page, "daily-code-dialog-360")
     before = seq(page)
