@@ -153,9 +153,12 @@ def game_row(db_path: Path, game_id: str) -> dict[str, Any]:
 
 
 def comparable(game: dict[str, Any]) -> dict[str, Any]:
-    """A game view without its clock reading and its log length, for comparing positions
-    reached at different times (an undo comes back to a position with a longer log)."""
-    return {k: v for k, v in game.items() if k not in ("elapsed_ms", "log_length")}
+    """A game view without its clock (reading and whether it runs) and its log length, for
+    comparing positions reached at different times or by different tabs (an undo comes back to
+    a position with a longer log)."""
+    return {
+        k: v for k, v in game.items() if k not in ("elapsed_ms", "clock_running", "log_length")
+    }
 
 
 def site_rows(site: Site, query: str) -> list[tuple[Any, ...]]:

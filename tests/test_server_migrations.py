@@ -241,12 +241,13 @@ def test_revision_1_is_exactly_the_schema_from_before_migrations(empty_url: str)
 def test_the_revisions_have_readable_names_in_order() -> None:
     script = ScriptDirectory.from_config(migrations.config())
     names = [rev.revision for rev in reversed(list(script.walk_revisions()))]
-    assert names[:5] == [
+    assert names[:6] == [
         "0001_initial",
         "0002_player_preferences",
         "0003_hearts_tables",
         "0004_solitaire_totals",
         "0005_move_intents",
+        "0006_play_time",
     ]
     assert names[-1] == migrations.head()
 
@@ -482,3 +483,63 @@ def test_0005_keeps_the_old_moves_and_goes_back_without_the_intents(empty_url: s
     assert count == len(log) + 1
     open_and_close(empty_url)  # and up again
     assert on_connection(empty_url, migrations.current) == migrations.head()
+
+
+# --- 0006: play time ---------------------------------------------------------------------------
+
+
+def test_0006_counts_an_old_game_as_played_up_to_its_last_move_and_pauses_it(
+    empty_url: str,
+) -> None:
+    on_connection(empty_url, fill_legacy)
+    open_and_close(empty_url)
+
+    def read(conn: Connection) -> tuple[Any, list[Any], int]:
+        game = conn.execute(
+            text("SELECT played_ms, running_since_ms FROM solitaire_games WHERE id = 'the-game'")
+        ).one()
+        moves = conn.execute(
+            text("SELECT seq, play_ms FROM solitaire_moves WHERE intent IS NULL ORDER BY seq")
+        ).all()
+        snapshots = conn.execute(text("SELECT count(*) FROM solitaire_snapshots")).scalar_one()
+        return game, list(moves), int(snapshots)
+
+    game, moves, snapshots = on_connection(empty_url, read)
+    # the old moves were a second apart from the deal: that much is play time, and no more
+    assert tuple(game) == (1000 * len(TAPS), None)
+    assert [tuple(m) for m in moves] == [(n, 1000 * (n + 1)) for n in range(len(TAPS))]
+    assert snapshots == 0
+    # an hour later the game resumes with the time of its last move, paused until shown
+    settings = Settings(database_url=empty_url, origins=TEST_ORIGINS)
+    app = create_app(settings, clock=FakeClock(START_MS + 3_600_000, step=0))
+    with TestClient(app) as client, client.websocket_connect("/ws") as socket:
+        peer = Peer(socket)
+        peer.ask("hello", player="player-with-settings-1")
+        resumed = peer.ask("solitaire.resume")["game"]
+        assert (resumed["elapsed_ms"], resumed["clock_running"]) == (1000 * len(TAPS), False)
+        assert peer.tap("the-game", "stock")["game"]["moves"] == played_game()[0].moves + 1
+
+
+def test_0006_goes_back_to_0005_without_its_columns(empty_url: str) -> None:
+    url = empty_url
+    on_connection(url, fill_legacy)
+    open_and_close(url)
+    on_connection(url, lambda c: command.downgrade(migrations.config(c), "0005_move_intents"))
+
+    def columns(conn: Connection) -> set[str]:
+        found = set()
+        for table in ("solitaire_games", "solitaire_moves", "solitaire_player_stats"):
+            found |= {c["name"] for c in inspect(conn).get_columns(table)}
+        return found
+
+    def move_indexes(conn: Connection) -> set[str]:
+        return {str(i["name"]) for i in inspect(conn).get_indexes("solitaire_moves")}
+
+    found = on_connection(url, columns)
+    assert not {"played_ms", "running_since_ms", "play_ms", "daily_streak"} & found
+    # 0005's intents stay, with their unique index (0006's downgrade rebuilt the moves table)
+    assert "intent" in found
+    assert "ux_solitaire_moves_game_intent" in on_connection(url, move_indexes)
+    assert on_connection(url, migrations.current) == "0005_move_intents"
+    open_and_close(url)  # and up again
+    assert on_connection(url, migrations.current) == migrations.head()

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import io
 import re
+import time
 
 import pytest
 
 from heartsuit.cli import main
 from heartsuit.cli.solitaire_play import STRINGS, clock_text, draw_heart, play
+from heartsuit.server.examples import deal_is_winnable
+from heartsuit.server.solitaire_daily import daily_code, day_of
 from heartsuit.solitaire import Game
 from heartsuit.solitaire.layout import COVERED_BY, X2
 from tests.test_solitaire_game import (
@@ -241,6 +244,20 @@ def test_the_command_line_refuses_a_bad_code(
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
     assert main(["solitaire", "play", "HH2-N-AAAAAAM", "--lang", "en"]) == 2
     assert "not valid" in capsys.readouterr().out
+
+
+def test_the_command_line_plays_the_deal_of_the_day(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    day = day_of(time.time_ns() // 1_000_000)
+    monkeypatch.setattr("sys.stdin", io.StringIO("q\n"))
+    assert main(["solitaire", "play", "--daily", "--lang", "en"]) == 0
+    shown = capsys.readouterr().out
+    # the site's deal of that day (if the day turned at this very moment, the next day's)
+    assert any(f"New game {daily_code(d, deal_is_winnable)}." in shown for d in (day, day + 1))
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    assert main(["solitaire", "play", "HH1-N-AAAAAAM", "--daily"]) == 2
+    assert "not both" in capsys.readouterr().err
 
 
 def test_ctrl_c_quits_quietly() -> None:

@@ -159,7 +159,7 @@ def test_a_refused_move_is_rolled_back_with_the_servers_words(
     # the server refused it (the game moved on): back to the server's state, and said so
     page.wait_for_selector("[data-toast]:not([hidden])")
     toast = page.inner_text("[data-toast]")
-    assert toast.startswith("Langkah dibatalkan:") and "tab lain" in toast, toast
+    assert toast.startswith("Langkah tidak jadi:") and "tab lain" in toast, toast
     wait_for_state(page, drawn)
     page.wait_for_function(
         "() => document.querySelector('[data-game]').dataset.pending === 'false'"

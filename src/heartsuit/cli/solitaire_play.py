@@ -27,9 +27,11 @@ from heartsuit.cli.terminal import (
     terminal_width,
     wrap,
 )
+from heartsuit.server.solitaire_daily import daily_code, day_of
 from heartsuit.solitaire import Game, GameError, Outcome, Reason, TapKind, TapResult
-from heartsuit.solitaire.codes import DealCodeError, normalize_code, random_code
+from heartsuit.solitaire.codes import DealCodeError, deal_for_code, normalize_code, random_code
 from heartsuit.solitaire.layout import ROW, ROW_SIZES, X2
+from heartsuit.solitaire.solver import decide
 
 Language = Literal["en", "id"]
 
@@ -153,6 +155,10 @@ def register(commands: Any) -> None:
     )
     parser.add_argument("code", nargs="?", help="deal code like HH1-N-AAAAAAM (default: random)")
     parser.add_argument(
+        "--daily", action="store_true",
+        help="play the deal of the day (today's in UTC, the same as on the site)",
+    )
+    parser.add_argument(
         "--lang", choices=("id", "en"), default=None,
         help=f"language: id or en (default: ${LANG_ENV}, else id)",
     )
@@ -171,12 +177,24 @@ def _handle(args: argparse.Namespace) -> int:
     except LanguageError as exc:
         print(f"heartsuit solitaire play: {exc}", file=sys.stderr)
         return 2
+    code = args.code
+    if args.daily:
+        if code is not None:
+            print("heartsuit solitaire play: give a code or --daily, not both", file=sys.stderr)
+            return 2
+        code = today_code()
     return play(
-        args.code,
+        code,
         language=language,
         move_errors=args.move_errors,
         placement_help=not args.no_help,
     )
+
+
+def today_code() -> str:
+    """The site's deal of the day for today (UTC): the same date, the same exact solver."""
+    day = day_of(time.time_ns() // 1_000_000)
+    return daily_code(day, lambda code: decide(deal_for_code(code)))
 
 
 def play(

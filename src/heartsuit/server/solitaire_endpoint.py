@@ -7,12 +7,19 @@
 last sent: the player's settings (so a change made in another tab is pushed once) and, per
 game, the length of the move log it was shown (so a notice about a move this tab already
 shows is not answered with the same state again).
+
+It is also a *viewer* of the game it shows, for the play clock: the game page says when it is
+visible or hidden (``solitaire.visibility``); a tab that has not said so counts as visible once
+it plays (a tap, an undo, a new deal), but a mere ``solitaire.resume`` (the home page asking
+whether there is a game to continue) does not start the clock. Closing the connection stops
+watching.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
+import anyio
 from pydantic import BaseModel
 
 from heartsuit.server import messages
@@ -34,6 +41,7 @@ from heartsuit.server.solitaire_protocol import (
     SolitaireState,
     SolitaireTap,
     SolitaireUndo,
+    SolitaireVisibility,
     StatsRequest,
 )
 from heartsuit.server.solitaire_service import GameChanged, Played, SolitaireService, Stale
@@ -61,17 +69,30 @@ class SolitaireSession:
         self.prefs = PlayerSettings()
         #: per game, the log length of the last state this tab was sent (to skip stale notices)
         self._seen: dict[str, int] = {}
+        #: what the page said of itself: visible, hidden, or nothing yet (None)
+        self._visible: bool | None = None
+        #: the player and the game this tab was last sent
+        self._player: str | None = None
+        self._showing: str | None = None
 
     async def hello(self, player: Player) -> Mapping[str, BaseModel]:
         self.prefs = await self.service.preferences(player.id)
         self._seen.clear()
+        if self._player is not None and self._player != player.id:
+            await self.service.watch(self, self._player, None)
+        self._player = player.id
         return {"settings": self.prefs}
 
     async def handle(self, player: Player, message: ClientMessage, req: int | None) -> None:
         service, pid = self.service, player.id
         helped = self.prefs.placement_help
+        self._player = pid
+        playing = self._visible is not False  # a tab that plays is looked at, unless it said not
+        viewer = self if playing else None
         if isinstance(message, SolitaireResume):
-            played = await service.resume(pid, placement_help=helped)
+            played = await service.resume(
+                pid, placement_help=helped, viewer=self if self._visible is True else None
+            )
             if played is None:
                 await self.context.send(SolitaireNone(), req)
             else:
@@ -84,17 +105,21 @@ class SolitaireSession:
                     message.winnable_only,
                     leave=message.leave,
                     placement_help=helped,
+                    daily=message.daily,
+                    viewer=viewer,
                 ),
                 req,
             )
         elif isinstance(message, SolitaireRestart):
             await self._send_state(
                 await service.restart(
-                    pid, message.game, leave=message.leave, placement_help=helped
+                    pid, message.game, leave=message.leave, placement_help=helped, viewer=viewer
                 ),
                 req,
             )
         elif isinstance(message, SolitaireTap | SolitaireUndo):
+            # a page that plays watches the game first (in the service, under the player's
+            # lock): the clock runs at the move
             try:
                 if isinstance(message, SolitaireTap):
                     played = await service.tap(
@@ -104,6 +129,7 @@ class SolitaireSession:
                         intent=message.intent,
                         base=message.base,
                         placement_help=helped,
+                        viewer=viewer,
                     )
                 else:
                     played = await service.undo(
@@ -112,11 +138,27 @@ class SolitaireSession:
                         intent=message.intent,
                         base=message.base,
                         placement_help=helped,
+                        viewer=viewer,
                     )
             except Stale as stale:
                 await self._send_stale(stale, req)
                 return
             await self._send_state(played, req)
+        elif isinstance(message, SolitaireVisibility):
+            self._visible = message.visible
+            if not message.visible:
+                await service.watch(self, pid, None)
+            showing = self._showing
+            if showing is None:
+                await self.context.send(SolitaireNone(), req)
+            else:
+                played_now = await service.game_of(
+                    pid,
+                    showing,
+                    placement_help=helped,
+                    viewer=self if message.visible else None,
+                )
+                await self._send_state(played_now, req)
         elif isinstance(message, SettingsUpdate):
             self.prefs = await service.set_preferences(
                 pid,
@@ -143,17 +185,23 @@ class SolitaireSession:
                 notice.game,
                 log_length=notice.log_length,
                 placement_help=self.prefs.placement_help,
+                viewer=self if self._visible is True else None,
             )
             assert played.view is not None
             if self._seen.get(notice.game) != played.view.log_length:
                 await self._send_state(played, None)
 
     async def close(self) -> None:
-        return None  # nothing is held: the games live in the move log
+        # the games live in the move log; only the play clock is told this tab is gone (shielded:
+        # a connection torn down by cancellation must still pause the clock)
+        if self._player is not None:
+            with anyio.CancelScope(shield=True):
+                await self.service.watch(self, self._player, None)
 
     async def _send_state(self, played: Played, req: int | None) -> None:
         view = played.view
         assert view is not None  # the service builds every answer's view under its lock
+        self._showing = view.id
         if played.result is not None:
             event = tap_event(
                 played.result, move_errors=self.prefs.move_errors, lang=self.context.lang

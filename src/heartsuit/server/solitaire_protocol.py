@@ -20,6 +20,7 @@ from pydantic import (
     StrictBool,
     StrictInt,
     StringConstraints,
+    model_validator,
 )
 
 from heartsuit.server.protocol import ClientMessage, Reply
@@ -40,6 +41,14 @@ class SolitaireNew(ClientMessage):
     #: the id of the game under way that the player agreed to leave (it counts as a loss);
     #: without it, a new game while one is under way is refused with ``game_under_way``
     leave: str | None = None
+    #: deal the deal of the day (today's, UTC) instead: no ``code`` then
+    daily: StrictBool = False
+
+    @model_validator(mode="after")
+    def _one_deal(self) -> SolitaireNew:
+        if self.daily and self.code is not None:
+            raise ValueError("ask for a code or for the deal of the day, not both")
+        return self
 
 
 class SolitaireRestart(ClientMessage):
@@ -76,6 +85,15 @@ class SolitaireUndo(ClientMessage):
     base: StrictInt | None = Field(default=None, ge=0)
 
 
+class SolitaireVisibility(ClientMessage):
+    """The game page is shown (``visible``) or hidden (another tab, a minimised window): the
+    game's play clock runs only while a connection shows it visibly. The reply is the game's
+    state (or ``solitaire.none``) with its clock as it now stands."""
+
+    type: Literal["solitaire.visibility"]
+    visible: StrictBool
+
+
 class SettingsUpdate(ClientMessage):
     """Any subset of the settings; the reply carries all of them."""
 
@@ -98,6 +116,7 @@ MESSAGES: tuple[type[ClientMessage], ...] = (
     SolitaireRestart,
     SolitaireTap,
     SolitaireUndo,
+    SolitaireVisibility,
     SettingsUpdate,
     StatsRequest,
 )
@@ -150,8 +169,13 @@ class GameView(BaseModel):
     moves: int
     undo_left: int
     outcome: Literal["playing", "won", "dead_end"]
+    #: play time: counted only while a page shows the game visibly (and stopped at the end)
     elapsed_ms: int
     started_at_ms: int
+    #: whether the play clock is counting now (False: paused, or the game is over)
+    clock_running: bool = False
+    #: the deal of the day (today's, UTC)
+    daily: bool = False
     #: leaving this game now would count it as a loss (it has moves and is not over): the
     #: page asks first, and a new game must name it in ``leave``
     under_way: bool = False
@@ -232,6 +256,26 @@ class CodeStats(BaseModel):
     fewest_moves: int | None
 
 
+class DailyStats(BaseModel):
+    """The deal of the day: everyone's figures for its code, and this player's daily streak."""
+
+    model_config = ConfigDict(frozen=True)
+
+    code: str
+    #: the UTC day, YYYY-MM-DD
+    date: str
+    #: players who finished a game of it (won or lost), and players who won it
+    players: int
+    winners: int
+    best_time_ms: int | None
+    fewest_moves: int | None
+    #: this player won it today
+    won_today: bool
+    #: days in a row this player won the deal of the day (still alive if yesterday's was won)
+    streak: int
+    best_streak: int
+
+
 class StatsReply(Reply):
     type: Literal["stats"] = "stats"
     overall: OverallStats
@@ -241,3 +285,5 @@ class StatsReply(Reply):
     by_code_total: int = 0
     offset: int = 0
     limit: int = 50
+    #: the deal of the day and the daily streak
+    daily: DailyStats | None = None

@@ -31,8 +31,19 @@ The service is the only writer of solitaire games. Its rules of the house:
 - Statistics are running totals, changed in the same transaction as the move or new game that
   changes them; a resume replays at most :data:`SNAPSHOT_EVERY` log entries after the newest
   snapshot of the engine, stored beside the log every that many entries.
-- Time is wall-clock time from the deal to the last move, measured here and passed to the
-  engine, which stops its clock at a win or a dead end (and restarts it if undo leaves one).
+- Time is *play time*: the game's clock runs only while at least one connection shows the
+  game on a visible page (:meth:`SolitaireService.watch`; a hidden page, a closed tab and a
+  lost connection all pause it). It is kept per game (``played_ms`` and ``running_since_ms``,
+  stored with the game at each pause and start, so a restart or a second tab sees the same
+  time), and each logged move carries the play time it was made at. The engine is given play
+  time as its ``now``, so it stops its clock at a win or a dead end (and restarts it if undo
+  leaves one) as before. A clock found running when a game is read back from storage with no
+  viewer here (the server stopped while it ran) is paused at its last move; a game caught up
+  from the log (another process wrote it) keeps its clock as stored, and a move made with no
+  viewer here is timed by the clock as stored (another process's viewer may run it). Only the
+  starts and pauses write the clock, never a move.
+- The deal of the day (:mod:`solitaire_daily`) is a code like any other; a win of it on its own
+  UTC day also moves the player's daily streak.
 """
 
 from __future__ import annotations
@@ -50,7 +61,13 @@ from heartsuit.server.clock import Clock, wall_ms
 from heartsuit.server.db import MoveConflict
 from heartsuit.server.players import PlayerService, player_channel
 from heartsuit.server.protocol import ErrorCode, ProtocolError
-from heartsuit.server.solitaire_protocol import GameView, PlayerSettings, StatsReply
+from heartsuit.server.solitaire_daily import ATTEMPTS, candidate, date_of, day_of
+from heartsuit.server.solitaire_protocol import (
+    DailyStats,
+    GameView,
+    PlayerSettings,
+    StatsReply,
+)
 from heartsuit.server.solitaire_stats import (
     DEFAULT_PAGE,
     close_game,
@@ -64,6 +81,7 @@ from heartsuit.server.solitaire_store import (
     GameRecord,
     GameStatus,
     MoveRecord,
+    PlayerTotals,
     SolitaireStore,
     Tally,
     TallyKind,
@@ -204,6 +222,12 @@ class SolitaireService:
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
             weakref.WeakValueDictionary()
         )
+        #: the game each viewer (a connection showing a game on a visible page) watches, and
+        #: the viewers of each game: a game's clock runs while it has any
+        self._watching: dict[object, tuple[str, str]] = {}
+        self._viewers: dict[str, set[object]] = {}
+        #: the deal of the day, per UTC day already asked for
+        self._daily: dict[int, str] = {}
 
     # ------------------------------------------------------------------ preferences
 
@@ -232,8 +256,14 @@ class SolitaireService:
 
     # ------------------------------------------------------------------ games
 
-    async def resume(self, player_id: str, *, placement_help: bool = True) -> Played | None:
-        """The player's open game (playing or at a dead end), if any."""
+    async def resume(
+        self, player_id: str, *, placement_help: bool = True, viewer: object | None = None
+    ) -> Played | None:
+        """The player's open game (playing or at a dead end), if any.
+
+        Every request about a game may name a ``viewer`` (the connection, showing the game on a
+        visible page): it then watches the game (:meth:`watch`) before the answer's view is
+        built, under the same lock, so the view shows the clock as the request left it."""
         async with self._lock(player_id):
             record = await self.store.open_game(player_id)
             if record is None:
@@ -242,7 +272,8 @@ class SolitaireService:
             if live.record.log_length != record.log_length:
                 # another process wrote the game since this one cached it
                 live = await self._catch_up(record.id, player_id)
-            return self._played(live, "resumed", placement_help)
+            await self._watch(viewer, player_id, live.record.id)
+            return await self._played(live, "resumed", placement_help)
 
     async def new_game(
         self,
@@ -252,17 +283,23 @@ class SolitaireService:
         *,
         leave: str | None = None,
         placement_help: bool = True,
+        daily: bool = False,
+        viewer: object | None = None,
     ) -> Played:
-        """Deal a new game (of ``code``, or a random deal) and make it the player's game.
+        """Deal a new game (of ``code``, the deal of the day with ``daily``, or a random deal)
+        and make it the player's game.
 
         A bad code (an empty one too) raises ``bad_code``; a game under way that ``leave``
         does not name raises ``game_under_way``; either way the current game stays.
         """
         if code is not None:
             code = _checked_code(code)
+        elif daily:
+            code = await self.daily_code()
         async with self._lock(player_id):
             played = await self._deal(player_id, code, winnable_only, leave, "dealt")
-            played = self._played(played.live, played.kind, placement_help)
+            await self._watch(viewer, player_id, played.live.record.id)
+            played = await self._played(played.live, played.kind, placement_help)
         await self._notify(played.live.record)
         return played
 
@@ -273,6 +310,7 @@ class SolitaireService:
         *,
         leave: str | None = None,
         placement_help: bool = True,
+        viewer: object | None = None,
     ) -> Played:
         """Deal the code of the player's game ``game_id`` again, from the start; the game in
         progress is left as by :meth:`new_game` (recorded once: a loss if under way)."""
@@ -281,7 +319,8 @@ class SolitaireService:
             if record is None or record.player_id != player_id:
                 raise ProtocolError(ErrorCode.UNKNOWN_GAME, f"no game {game_id[:40]!r}")
             played = await self._deal(player_id, record.code, False, leave, "restarted")
-            played = self._played(played.live, played.kind, placement_help)
+            await self._watch(viewer, player_id, played.live.record.id)
+            played = await self._played(played.live, played.kind, placement_help)
         await self._notify(played.live.record)
         return played
 
@@ -308,7 +347,7 @@ class SolitaireService:
             code = await self._draw_code(winnable_only)
         await self.players.ensure(player_id)  # the player's first game stores them
         now = self.clock()
-        game = Game.from_code(code, now=now / 1000)
+        game = Game.from_code(code, now=0.0)  # the engine runs on play time, 0 at the deal
         record = GameRecord(secrets.token_urlsafe(12), player_id, code, now)
         tallies: list[Tally] = []
         if game.dead_end:
@@ -337,6 +376,7 @@ class SolitaireService:
         intent: str | None = None,
         base: int | None = None,
         placement_help: bool = True,
+        viewer: object | None = None,
     ) -> Played:
         """Touch a card, the stock or the waste of the player's game ``game_id``.
 
@@ -348,7 +388,7 @@ class SolitaireService:
             checked = check_target(target)
         except GameError as err:
             raise ProtocolError(ErrorCode.BAD_TARGET, str(err)) from None
-        return await self._act(player_id, game_id, checked, intent, base, placement_help)
+        return await self._act(player_id, game_id, checked, intent, base, placement_help, viewer)
 
     async def undo(
         self,
@@ -358,10 +398,11 @@ class SolitaireService:
         intent: str | None = None,
         base: int | None = None,
         placement_help: bool = True,
+        viewer: object | None = None,
     ) -> Played:
         """Take back the last move of the player's game ``game_id`` (``intent`` and ``base``
         as for :meth:`tap`)."""
-        return await self._act(player_id, game_id, None, intent, base, placement_help)
+        return await self._act(player_id, game_id, None, intent, base, placement_help, viewer)
 
     async def _act(
         self,
@@ -371,14 +412,20 @@ class SolitaireService:
         intent: str | None,
         base: int | None,
         placement_help: bool,
+        viewer: object | None,
     ) -> Played:
         """A tap on ``target`` (None: an undo), with its intent recognised, its base checked,
-        and a write that another process got in first caught up with and tried once more."""
+        and a write that another process got in first caught up with and tried once more.
+
+        The ``viewer`` watches the game first, so that a move made on a visible page is timed
+        with the clock running; a repeated intent only reads the clock (nothing is logged, the
+        engine is not given a new time)."""
         async with self._lock(player_id):
             live = await self._load(game_id, player_id)
+            await self._watch(viewer, player_id, game_id)
             if intent is not None and intent in live.intents:
                 kind = live.intents[intent] or "repeat"
-                return self._played(live, kind, placement_help, repeat=True)
+                return await self._played(live, kind, placement_help, repeat=True)
             if base is not None and base != live.record.log_length:
                 # the page saw more (or less) than this process's copy: read the log again
                 live = await self._catch_up(game_id, player_id)
@@ -386,9 +433,9 @@ class SolitaireService:
             for _attempt in range(2):
                 if intent is not None and intent in live.intents:
                     kind = live.intents[intent] or "repeat"
-                    return self._played(live, kind, placement_help, repeat=True)
+                    return await self._played(live, kind, placement_help, repeat=True)
                 if base is not None and base != live.record.log_length:
-                    raise Stale(self._played(live, "stale", placement_help))
+                    raise Stale(await self._played(live, "stale", placement_help))
                 try:
                     played = await self._apply(live, target, intent, placement_help)
                     break
@@ -399,8 +446,8 @@ class SolitaireService:
             if played is None:
                 if intent is not None and intent in live.intents:
                     kind = live.intents[intent] or "repeat"
-                    return self._played(live, kind, placement_help, repeat=True)
-                raise Stale(self._played(live, "stale", placement_help))
+                    return await self._played(live, kind, placement_help, repeat=True)
+                raise Stale(await self._played(live, "stale", placement_help))
         if played.logged:
             await self._notify(played.live.record)
         return played
@@ -413,23 +460,36 @@ class SolitaireService:
             raise ProtocolError(
                 ErrorCode.GAME_OVER, f"game {live.record.id} is {live.record.status.value}"
             )
+        if not self._viewers.get(live.record.id):
+            # nobody here shows the game: its clock, if it runs, is another process's viewer's
+            # (stored at each start and pause, and not told on the bus): read it as stored
+            stored = await self.store.get_game(live.record.id)
+            if stored is not None:
+                live.record = replace(
+                    live.record,
+                    played_ms=stored.played_ms,
+                    running_since_ms=stored.running_since_ms,
+                )
         now = self.clock()
+        played = live.record.play_ms(now)  # the engine runs on play time
         if target is None:
-            undone = live.game.undo(now=now / 1000)
+            undone = live.game.undo(now=played / 1000)
             kind = "undone" if undone else "nothing_to_undo"
             if undone:
-                await self._log(live, "undo", now, intent)
+                await self._log(live, "undo", now, played, intent)
                 live.saw(intent, kind)
-            return self._played(live, kind, placement_help, logged=undone)
+            return await self._played(live, kind, placement_help, logged=undone)
         try:
-            result = live.game.tap(target, now=now / 1000)
+            result = live.game.tap(target, now=played / 1000)
         except GameOver as err:
             raise ProtocolError(ErrorCode.GAME_OVER, str(err)) from None
         logged = result.kind is not TapKind.IGNORED
         if logged:
-            await self._log(live, str(target), now, intent)
+            await self._log(live, str(target), now, played, intent)
             live.saw(intent, result.kind.value)
-        return self._played(live, result.kind.value, placement_help, result=result, logged=logged)
+        return await self._played(
+            live, result.kind.value, placement_help, result=result, logged=logged
+        )
 
     async def game_of(
         self,
@@ -438,6 +498,7 @@ class SolitaireService:
         *,
         log_length: int | None = None,
         placement_help: bool = True,
+        viewer: object | None = None,
     ) -> Played:
         """The current state of one of the player's games (after a notice from another tab,
         which says how far the log goes: a copy behind that catches up from the log)."""
@@ -445,7 +506,8 @@ class SolitaireService:
             live = await self._load(game_id, player_id)
             if log_length is not None and live.record.log_length < log_length:
                 live = await self._catch_up(game_id, player_id)
-            return self._played(live, "synced", placement_help)
+            await self._watch(viewer, player_id, game_id)
+            return await self._played(live, "synced", placement_help)
 
     async def stats(
         self, player_id: str, offset: int = 0, limit: int = DEFAULT_PAGE
@@ -454,7 +516,115 @@ class SolitaireService:
         has none); two reads of the running totals, however many games were played."""
         totals = await self.store.totals(player_id)
         codes, count = await self.store.code_totals(player_id, offset, limit)
-        return stats_reply(totals, codes, count, offset, limit)
+        reply = stats_reply(totals, codes, count, offset, limit)
+        return reply.model_copy(update={"daily": await self.daily_stats(totals)})
+
+    async def daily_stats(self, totals: PlayerTotals) -> DailyStats:
+        """The deal of the day and its statistics (everyone's), with the player's daily streak
+        (``totals``): a streak is current while its last win is today's or yesterday's."""
+        today = day_of(self.clock())
+        code = await self.daily_code(today)
+        summary = await self.store.code_summary(code)
+        last = totals.last_daily_day
+        alive = last is not None and last >= today - 1
+        return DailyStats(
+            code=code,
+            date=date_of(today).isoformat(),
+            players=summary.players,
+            winners=summary.winners,
+            best_time_ms=summary.best_time_ms,
+            fewest_moves=summary.fewest_moves,
+            won_today=last == today,
+            streak=totals.daily_streak if alive else 0,
+            best_streak=totals.best_daily_streak,
+        )
+
+    async def daily_code(self, day: int | None = None) -> str:
+        """The deal of the day (today's by the service's clock, UTC): its first candidate that
+        the solver proves winnable, as :func:`solitaire_daily.daily_code` says."""
+        if day is None:
+            day = day_of(self.clock())
+        code = self._daily.get(day)
+        if code is None:
+            code = candidate(day, 0)
+            if self.analyse is not None:
+                for attempt in range(ATTEMPTS):
+                    if await self._winnable(candidate(day, attempt)):
+                        code = candidate(day, attempt)
+                        break
+            while len(self._daily) >= 4:
+                self._daily.pop(next(iter(self._daily)))
+            self._daily[day] = code
+        return code
+
+    async def is_daily(self, code: str, day: int | None = None) -> bool:
+        """Whether ``code`` is the deal of the day (today's by default). The solver is asked only
+        about a code that is one of the day's candidates, so other games never wait for it."""
+        if day is None:
+            day = day_of(self.clock())
+        known = self._daily.get(day)
+        if known is not None:
+            return code == known
+        if all(code != candidate(day, attempt) for attempt in range(ATTEMPTS)):
+            return False
+        return code == await self.daily_code(day)
+
+    # ------------------------------------------------------------------ the play clock
+
+    async def watch(self, viewer: object, player_id: str, game_id: str | None) -> None:
+        """``viewer`` (one connection) now shows the player's game ``game_id`` on a visible
+        page, or (None) no game, or not visibly. A game's clock runs while it has a viewer: the
+        first one starts it, the last one leaving pauses it (both stored at once)."""
+        async with self._lock(player_id):
+            await self._watch(viewer, player_id, game_id)
+
+    async def _watch(self, viewer: object | None, player_id: str, game_id: str | None) -> None:
+        """The body of :meth:`watch`, under the player's lock; a ``viewer`` of None (a request
+        from a page not known to be visible) changes nothing."""
+        if viewer is None:
+            return
+        old = self._watching.get(viewer)
+        if old is not None and old[1] == game_id:
+            return
+        if game_id is not None:
+            live = await self._load(game_id, player_id)  # unknown_game before any change
+        if old is not None:
+            del self._watching[viewer]
+            viewers = self._viewers.get(old[1], set())
+            viewers.discard(viewer)
+            if not viewers:
+                self._viewers.pop(old[1], None)
+                await self._set_running(old[1], old[0], running=False)
+        if game_id is None:
+            return
+        self._watching[viewer] = (player_id, game_id)
+        viewers = self._viewers.setdefault(game_id, set())
+        viewers.add(viewer)
+        if len(viewers) == 1:
+            await self._set_running(live.record.id, player_id, running=True)
+
+    def clock_running(self, live: LiveGame) -> bool:
+        """Whether the game's play clock is counting now (it also stops at a win or dead end)."""
+        return live.record.running_since_ms is not None and live.game.outcome is Outcome.PLAYING
+
+    def play_ms(self, live: LiveGame) -> int:
+        """The game's play time now (the engine's ``now`` for it)."""
+        return live.record.play_ms(self.clock())
+
+    async def _set_running(self, game_id: str, player_id: str, *, running: bool) -> None:
+        try:
+            live = await self._load(game_id, player_id)
+        except ProtocolError:
+            return  # gone: nothing to count
+        record, now = live.record, self.clock()
+        if running and record.running_since_ms is None:
+            changed = replace(record, running_since_ms=now)
+        elif not running and record.running_since_ms is not None:
+            changed = replace(record, played_ms=record.play_ms(now), running_since_ms=None)
+        else:
+            return
+        await self.store.set_clock(changed)
+        live.record = changed
 
     def under_way(self, live: LiveGame) -> bool:
         """Whether leaving this game now would count it as a loss."""
@@ -462,7 +632,7 @@ class SolitaireService:
 
     # ------------------------------------------------------------------ internals
 
-    def _played(
+    async def _played(
         self,
         live: LiveGame,
         kind: str,
@@ -477,18 +647,21 @@ class SolitaireService:
             live.game,
             game_id=live.record.id,
             started_at_ms=live.record.started_at_ms,
-            now_ms=self.clock(),
+            now_ms=self.play_ms(live),
             placement_help=placement_help,
             under_way=under_way(live.record),
             dead_deal=live.record.status in (GameStatus.DEAD_DEAL, GameStatus.UNPLAYABLE),
             log_length=live.record.log_length,
+            clock_running=self.clock_running(live),
+            daily=await self.is_daily(live.record.code),
         )
         return Played(live, kind, result, view, repeat, logged)
 
     async def _catch_up(self, game_id: str, player_id: str) -> LiveGame:
-        """Forget the cached copy of a game and read it again from the store."""
+        """Forget the cached copy of a game and read it again from the store (another process
+        wrote it: a clock found running there may be that process's viewer's, so it is kept)."""
         self._live.pop(game_id, None)
-        return await self._load(game_id, player_id)
+        return await self._load(game_id, player_id, settle=False)
 
     def _lock(self, player_id: str) -> asyncio.Lock:
         lock = self._locks.get(player_id)
@@ -510,12 +683,14 @@ class SolitaireService:
         else:
             self._live.pop(game_id, None)
 
-    async def _load(self, game_id: str, player_id: str) -> LiveGame:
+    async def _load(self, game_id: str, player_id: str, *, settle: bool = True) -> LiveGame:
         live = self._live.get(game_id)
         if live is None:
             record = await self.store.get_game(game_id)
             if record is None or record.player_id != player_id:
                 raise ProtocolError(ErrorCode.UNKNOWN_GAME, f"no game {game_id[:40]!r}")
+            if settle and record.running_since_ms is not None and not self._viewers.get(game_id):
+                record = await self._settle(record)
             game, replayed = await self._rebuild(record)
             live = LiveGame(record, game)
             since = max(0, record.log_length - INTENT_MEMORY)
@@ -528,6 +703,16 @@ class SolitaireService:
             raise ProtocolError(ErrorCode.UNKNOWN_GAME, f"no game {game_id[:40]!r}")
         self._remember(live)
         return live
+
+    async def _settle(self, record: GameRecord) -> GameRecord:
+        """A game read back with its clock running and nobody here watching it (the server
+        stopped while it ran): paused at its last move (or when it started running, if later),
+        since nobody can say the player was there after that."""
+        last = await self.store.moves(record.id, max(0, record.log_length - 1))
+        until = max([record.running_since_ms or 0] + [move.at_ms for move in last])
+        settled = replace(record, played_ms=record.play_ms(until), running_since_ms=None)
+        await self.store.set_clock(settled)
+        return settled
 
     async def _rebuild(self, record: GameRecord) -> tuple[Game, dict[str, str]]:
         """The game of ``record`` from its newest snapshot and the log entries after it (at
@@ -543,11 +728,13 @@ class SolitaireService:
             except (ValueError, GameError):
                 game = None  # a damaged snapshot: the log alone still says everything
         if game is None:
-            game, since = Game.from_code(record.code, now=record.started_at_ms / 1000), 0
+            game, since = Game.from_code(record.code, now=0.0), 0
         log = await self.store.moves(record.id, since)
         kinds: dict[str, str] = {}
         for index, move in enumerate(log, start=since):
-            action, now = _action_value(move.action), move.at_ms / 1000
+            # play time; a move logged before there was play time counts from the deal
+            played = move.play_ms if move.play_ms is not None else move.at_ms - record.started_at_ms
+            action, now = _action_value(move.action), played / 1000
             try:
                 if action == "undo":
                     kind = "undone" if game.undo(now=now) else "nothing_to_undo"
@@ -560,7 +747,7 @@ class SolitaireService:
         return game, kinds
 
     async def _log(
-        self, live: LiveGame, action: str, now: int, intent: str | None = None
+        self, live: LiveGame, action: str, now: int, played: int, intent: str | None = None
     ) -> None:
         """Write the action and the game's new summary; on any failure forget the game."""
         game, old = live.game, live.record
@@ -577,11 +764,15 @@ class SolitaireService:
             moves=game.moves,
             score=game.score,
             ended_at_ms=now if finished else None,
-            elapsed_ms=round(game.elapsed(now / 1000) * 1000) if finished else None,
+            elapsed_ms=round(game.elapsed(played / 1000) * 1000) if finished else None,
             log_length=old.log_length + 1,
         )
-        move = MoveRecord(old.id, old.log_length, action, now, intent)
+        move = MoveRecord(old.id, old.log_length, action, now, intent=intent, play_ms=played)
         counted = tally(old.status, summary)
+        if counted is not None and counted.kind is TallyKind.WIN:
+            today = day_of(now)
+            if await self.is_daily(summary.code, today):
+                counted = replace(counted, daily_day=today)
         snapshot = None
         if summary.log_length % self.snapshot_every == 0:
             snapshot = json.dumps(game.to_dict(), separators=(",", ":"))

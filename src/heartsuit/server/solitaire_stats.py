@@ -116,7 +116,8 @@ def _min(values: Iterable[int | None]) -> int | None:
 def recount(records: Iterable[GameRecord]) -> tuple[PlayerTotals, dict[str, CodeTotals]]:
     """The totals computed from every game's row (the slow way, for tests and migrations).
 
-    ``last_at_ms`` of a code is the latest end of its counted games.
+    ``last_at_ms`` of a code is the latest end of its counted games. The daily streak is not
+    recounted (it needs the deal of each day; it is left at zero): it started with play time.
     """
     records = list(records)
     finished = sorted(

@@ -93,6 +93,17 @@ class GameRecord:
     elapsed_ms: int | None = None
     #: how many entries the move log holds (the next entry's sequence number)
     log_length: int = 0
+    #: play time counted before ``running_since_ms`` (the clock counts only while a page shows
+    #: the game, visible and connected)
+    played_ms: int = 0
+    #: when the play clock last started running (wall-clock ms); None while it is paused
+    running_since_ms: int | None = None
+
+    def play_ms(self, now_ms: int) -> int:
+        """The game's play time at wall-clock ``now_ms``: the engine's clock runs on it."""
+        if self.running_since_ms is None:
+            return self.played_ms
+        return self.played_ms + max(0, now_ms - self.running_since_ms)
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +116,9 @@ class MoveRecord:
     at_ms: int
     #: the page's id of the intent that wrote it (None for older entries and older pages)
     intent: str | None = None
+    #: the game's play time at the move (None in logs written before play time: read
+    #: ``at_ms - started_at_ms`` then, as migration 0006 does)
+    play_ms: int | None = None
 
 
 class TallyKind(StrEnum):
@@ -126,6 +140,8 @@ class Tally:
 
     kind: TallyKind
     game: GameRecord
+    #: for a win of the deal of the day, on its day: that day (UTC days since 1970-01-01)
+    daily_day: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +155,22 @@ class PlayerTotals:
     best_time_ms: int | None = None
     fewest_moves: int | None = None
     dead_deals: int = 0
+    #: days in a row the deal of the day was won, up to the day of ``last_daily_day``
+    daily_streak: int = 0
+    best_daily_streak: int = 0
+    #: the last day (UTC days since 1970-01-01) the player won the deal of the day
+    last_daily_day: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DailyTotals:
+    """Everyone's totals for one deal code (the deal of the day): from the per-code totals."""
+
+    code: str
+    players: int = 0
+    winners: int = 0
+    best_time_ms: int | None = None
+    fewest_moves: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,8 +235,9 @@ class SolitaireStore(Protocol):
         tally: Tally | None = None,
         snapshot: str | None = None,
     ) -> None:
-        """Log ``move``, store ``summary`` as the game's row, apply ``tally`` and store
-        ``snapshot`` (the engine's state after the move, as JSON), all or nothing.
+        """Log ``move``, store ``summary`` as the game's row (all but its play clock, which
+        only :meth:`set_clock` writes), apply ``tally`` and store ``snapshot`` (the engine's
+        state after the move, as JSON), all or nothing.
 
         Raises :class:`MoveConflict` if the log already has an entry ``move.seq``, or an entry
         of ``move.intent``.
@@ -220,6 +253,14 @@ class SolitaireStore(Protocol):
     ) -> tuple[list[CodeTotals], int]:
         """One page of the player's per-code totals, latest first, and how many codes there
         are in all."""
+        ...
+
+    async def set_clock(self, game: GameRecord) -> None:
+        """Store the play clock of ``game`` (``played_ms``, ``running_since_ms``)."""
+        ...
+
+    async def code_summary(self, code: str) -> DailyTotals:
+        """Every player's totals for ``code``, added up (the deal of the day's statistics)."""
         ...
 
     async def deal_analysis(self, code: str) -> DealAnalysis | None: ...
@@ -242,6 +283,9 @@ games = Table(
     # the player's current streak just before this game's dead end was counted, so that an
     # undo out of the dead end can take the loss back exactly; None otherwise
     Column("streak_before", Integer, nullable=True),
+    # the play clock (migration 0006): time counted so far, and since when it runs (or None)
+    Column("played_ms", BigInteger, nullable=False, server_default="0"),
+    Column("running_since_ms", BigInteger, nullable=True),
     Index("ix_solitaire_games_player_status", "player_id", "status"),
 )
 
@@ -255,6 +299,8 @@ moves_log = Table(
     Column("at_ms", BigInteger, nullable=False),
     # the page's id of the tap or undo (migration 0005): a frame sent again is recognised by it
     Column("intent", String(64), nullable=True),
+    # the game's play time at the move (None: older than migration 0006's values)
+    Column("play_ms", BigInteger, nullable=True),
     Index("ux_solitaire_moves_game_intent", "game_id", "intent", unique=True),
 )
 
@@ -279,6 +325,9 @@ player_stats = Table(
     Column("best_time_ms", BigInteger, nullable=True),
     Column("fewest_moves", Integer, nullable=True),
     Column("dead_deals", Integer, nullable=False),
+    Column("daily_streak", Integer, nullable=False, server_default="0"),
+    Column("best_daily_streak", Integer, nullable=False, server_default="0"),
+    Column("last_daily_day", Integer, nullable=True),
 )
 
 code_stats = Table(
@@ -292,6 +341,8 @@ code_stats = Table(
     Column("fewest_moves", Integer, nullable=True),
     Column("last_at_ms", BigInteger, nullable=False),
     Index("ix_solitaire_code_stats_player_last", "player_id", "last_at_ms"),
+    # everyone's totals of one code (the deal of the day's statistics), migration 0006
+    Index("ix_solitaire_code_stats_code", "code"),
 )
 
 deals = Table(
@@ -322,6 +373,8 @@ def _game_from_row(row: Any) -> GameRecord:
         ended_at_ms=row.ended_at_ms,
         elapsed_ms=row.elapsed_ms,
         log_length=row.log_length,
+        played_ms=row.played_ms,
+        running_since_ms=row.running_since_ms,
     )
 
 
@@ -333,11 +386,13 @@ def _game_values(game: GameRecord) -> dict[str, Any]:
         "ended_at_ms": game.ended_at_ms,
         "elapsed_ms": game.elapsed_ms,
         "log_length": game.log_length,
+        "played_ms": game.played_ms,
+        "running_since_ms": game.running_since_ms,
     }
 
 
 class SqlSolitaireStore:
-    """:class:`SolitaireStore` on SQL (tables from migrations 0001, 0004 and 0005)."""
+    """:class:`SolitaireStore` on SQL (tables from migrations 0001, 0004, 0005 and 0006)."""
 
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -402,7 +457,9 @@ class SqlSolitaireStore:
         )
         async with self.db.reading() as conn:
             rows = await conn.execute(query)
-            return [MoveRecord(r.game_id, r.seq, r.action, r.at_ms, r.intent) for r in rows]
+            return [
+                MoveRecord(r.game_id, r.seq, r.action, r.at_ms, r.intent, r.play_ms) for r in rows
+            ]
 
     async def intents(self, game_id: str, since: int = 0) -> dict[str, int]:
         query = (
@@ -442,11 +499,14 @@ class SqlSolitaireStore:
                         action=move.action,
                         at_ms=move.at_ms,
                         intent=move.intent,
+                        play_ms=move.play_ms,
                     )
                 )
-                await conn.execute(
-                    update(games).where(games.c.id == summary.id).values(**_game_values(summary))
-                )
+                # the play clock is not the move's to write (set_clock stores each start and
+                # pause): a process with an older copy of it must not stop or restart it
+                moved = _game_values(summary)
+                del moved["played_ms"], moved["running_since_ms"]
+                await conn.execute(update(games).where(games.c.id == summary.id).values(**moved))
                 if tally is not None:
                     await self._apply(conn, tally)
                 if snapshot is not None:
@@ -477,7 +537,30 @@ class SqlSolitaireStore:
             best_time_ms=row.best_time_ms,
             fewest_moves=row.fewest_moves,
             dead_deals=row.dead_deals,
+            daily_streak=row.daily_streak,
+            best_daily_streak=row.best_daily_streak,
+            last_daily_day=row.last_daily_day,
         )
+
+    async def set_clock(self, game: GameRecord) -> None:
+        async with self.db.writing() as conn:
+            await conn.execute(
+                update(games)
+                .where(games.c.id == game.id)
+                .values(played_ms=game.played_ms, running_since_ms=game.running_since_ms)
+            )
+
+    async def code_summary(self, code: str) -> DailyTotals:
+        c = code_stats.c
+        query = select(
+            func.count(),
+            func.count(case((c.wins > 0, 1))),
+            func.min(c.best_time_ms),
+            func.min(c.fewest_moves),
+        ).where(c.code == code, c.games > 0)
+        async with self.db.reading() as conn:
+            players, winners, best_time, fewest = (await conn.execute(query)).one()
+        return DailyTotals(code, int(players), int(winners), best_time, fewest)
 
     async def code_totals(
         self, player_id: str, offset: int, limit: int
@@ -538,6 +621,8 @@ class SqlSolitaireStore:
                     fewest_moves=_least(p.fewest_moves, game.moves),
                 )
             )
+            if tally.daily_day is not None:
+                await self._daily_win(conn, game.player_id, tally.daily_day)
             await conn.execute(
                 update(code_stats).where(this_code).values(
                     games=c.games + 1,
@@ -567,6 +652,25 @@ class SqlSolitaireStore:
                 )
             )
             await conn.execute(update(code_stats).where(this_code).values(games=c.games - 1))
+
+    async def _daily_win(self, conn: AsyncConnection, player_id: str, day: int) -> None:
+        """The deal of day ``day`` was won: the daily streak grows if yesterday's was won too
+        (a second win of the same day changes nothing), else it starts again at 1."""
+        p = player_stats.c
+        mine = p.player_id == player_id
+        row = (await conn.execute(select(p.daily_streak, p.last_daily_day).where(mine))).one()
+        if row.last_daily_day is not None and row.last_daily_day >= day:
+            return
+        streak = row.daily_streak + 1 if row.last_daily_day == day - 1 else 1
+        await conn.execute(
+            update(player_stats).where(mine).values(
+                daily_streak=streak,
+                best_daily_streak=case(
+                    (p.best_daily_streak < streak, streak), else_=p.best_daily_streak
+                ),
+                last_daily_day=day,
+            )
+        )
 
     async def _upsert(
         self,

@@ -36,9 +36,12 @@ def game_view(
     under_way: bool = False,
     dead_deal: bool = False,
     log_length: int = 0,
+    clock_running: bool = False,
+    daily: bool = False,
 ) -> GameView:
-    """The view of ``game`` at ``now_ms``; outlines and dimming as the player's setting says.
-    ``under_way`` and ``dead_deal`` are the service's verdicts on the game's record."""
+    """The view of ``game`` at ``now_ms`` (the engine's time: the game's play time); outlines
+    and dimming as the player's setting says. ``under_way``, ``dead_deal``, ``clock_running``
+    and ``daily`` are the service's verdicts on the game's record."""
     game.placement_help = placement_help
     outlined = set(game.outlined())
     dimmed = set(game.dimmed())
@@ -97,6 +100,8 @@ def game_view(
         dead_deal=dead_deal,
         log_length=log_length,
         answers=tap_answers(game),
+        clock_running=clock_running,
+        daily=daily,
     )
 
 

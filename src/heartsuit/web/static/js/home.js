@@ -1,6 +1,6 @@
-// Home: offer "Continue" when the server holds a Heart to Heart game under way. Its "New game"
-// link opens the game page with ?new=1, where the server refuses to drop that game unasked and
-// the page asks the player first.
+// Home: offer "Continue" when the server holds a Heart to Heart game under way, and the deal of
+// the day with how it goes today. Its "New game" link opens the game page with ?new=1, where the
+// server refuses to drop that game unasked and the page asks the player first.
 
 import { lang, t } from "./i18n.js";
 import { Connection } from "./ws.js";
@@ -10,6 +10,7 @@ const continueLink = tile.querySelector("[data-continue]");
 const playLink = tile.querySelector("[data-play]");
 const newLink = tile.querySelector("[data-new]");
 const hint = tile.querySelector("[data-continue-hint]");
+const dailyHint = tile.querySelector("[data-daily-hint]");
 let asked = false;
 
 const conn = new Connection({
@@ -31,6 +32,16 @@ const conn = new Connection({
         moves: game.moves,
         score: game.score,
       });
+    }
+    // the deal of the day: how everyone fares with it today, and the player's daily streak
+    const stats = await conn.request({ type: "stats", limit: 1 });
+    const daily = stats.daily;
+    if (daily) {
+      const parts = [t("home.daily_today", { players: daily.players, winners: daily.winners })];
+      if (daily.won_today) parts.push(t("home.daily_won"));
+      if (daily.streak > 0) parts.push(t("home.daily_streak", { n: daily.streak }));
+      dailyHint.textContent = parts.join(" ");
+      dailyHint.hidden = false;
     }
   },
 });

@@ -7,6 +7,7 @@
 import { Board } from "./board.js";
 import { closeDialog, openDialog, toast, wireCloseButtons } from "./dialogs.js";
 import { cardName, formatTime, lang, t } from "./i18n.js";
+import { PlayClock } from "./playclock.js";
 import { Taps } from "./taps.js";
 import { Connection } from "./ws.js";
 
@@ -29,9 +30,9 @@ const undoLeft = root.querySelector("[data-undo-left]");
 const announcer = root.querySelector("[data-announce]");
 const offlineNote = root.querySelector("[data-offline-note]");
 const offlineWaiting = root.querySelector("[data-offline-waiting]");
+const dailyBadge = root.querySelector("[data-daily-badge]");
 
 let game = null;
-let receivedAt = 0;
 let settings = { move_errors: false, placement_help: true, winnable_only: false };
 let started = false;
 let shown = 0; // states drawn so far, exposed as data-seq for tests and tools
@@ -46,8 +47,11 @@ const conn = new Connection({
   lang,
   followNetwork: true,
   onReady: (welcome) => ready(welcome),
-  // the note over the board says it (the status line would only repeat it)
-  onStatus: (online) => setOffline(!online),
+  // the note over the board says it (the status line would only repeat it); the clock stops
+  onStatus: (online) => {
+    setOffline(!online);
+    if (!online) clock.disconnected();
+  },
   onPush: (message) => {
     // another tab of this player moved, started a game or changed a setting
     if (message.type === "solitaire.state" && game) show({ ...message, event: {} });
@@ -113,6 +117,9 @@ function rollBack(error, guessed, fresh) {
   table.classList.add("rolled-back");
 }
 
+// the play clock: the server's, paused while the page is hidden or offline
+const clock = new PlayClock({ root, conn, show: (reply) => show(reply), report: (e) => report(e) });
+
 function pickSettings(reply) {
   return {
     move_errors: reply.move_errors,
@@ -124,22 +131,24 @@ function pickSettings(reply) {
 function ready(welcome) {
   settings = { ...settings, ...welcome.settings };
   status.textContent = "";
-  // the taps made while offline (or unanswered when the connection dropped) go first, in
-  // order and with their ids: the server applies each once
+  const first = !started;
+  started = true;
+  // the server is told first whether this page is looked at: then the game it sends is timed,
+  // and the taps that wait here (made offline, or unanswered when the connection dropped) are
+  // not taken for a look at a hidden page. They go next, in order and with their ids (the
+  // server applies each once, and answers one connection's messages in order).
+  const told = clock.connected().catch(() => {});
   if (taps.queue.length > 0) resending = true;
   taps.flush();
-  if (!started) {
-    started = true;
-    start().catch(report);
-  } else {
+  told
     // back after a lost connection or a server restart: the server rebuilds the same game
-    resume().catch(report);
-  }
+    .then(() => (first ? start() : resume()))
+    .catch(report);
 }
 
 async function start() {
   const params = new URLSearchParams(location.search);
-  if (params.has("code") || params.has("new")) {
+  if (params.has("code") || params.has("new") || params.has("daily")) {
     // a reload (or the language link) must continue this game, not deal another one
     history.replaceState(null, "", location.pathname);
     const other = document.querySelector("[data-lang-switch]");
@@ -147,7 +156,8 @@ async function start() {
     const code = params.get("code");
     try {
       // a link never drops a game under way: the server refuses, and the player is asked
-      await newGame(code, code === null ? "new" : "code");
+      if (params.has("daily") && code === null) await newGame(null, "new", { daily: true });
+      else await newGame(code, code === null ? "new" : "code");
       return;
     } catch (error) {
       report(error);
@@ -170,7 +180,7 @@ function askNewGame() {
 
 /** Deal a new game: of `code`, or a random deal (a winnable one when asked or when the setting
  * says). */
-function newGame(code, question = "new", { winnable = false } = {}) {
+function newGame(code, question = "new", { winnable = false, daily = false } = {}) {
   return leaveWith(
     (leave) =>
       conn.request({
@@ -178,6 +188,7 @@ function newGame(code, question = "new", { winnable = false } = {}) {
         code,
         winnable_only: winnable || settings.winnable_only,
         leave,
+        ...(daily ? { daily: true } : {}),
       }),
     question,
     code,
@@ -322,11 +333,13 @@ function show(reply, { said = false } = {}) {
   const previous = game;
   game = reply.game;
   taps.setConfirmed(game);
-  receivedAt = performance.now();
+  clock.update(game);
   root.setAttribute("aria-busy", "false");
   root.dataset.outcome = game.outcome;
   root.dataset.gameId = game.id;
   root.dataset.seq = String(++shown);
+  root.dataset.daily = String(Boolean(game.daily));
+  dailyBadge.hidden = !game.daily;
   paintShown();
   tick();
 
@@ -389,6 +402,8 @@ async function showBest(won) {
   set("[data-win-best-time]", hasTime ? t("win.best_time", { time: formatTime(overall.best_time_ms) }) : "");
   set("[data-win-fewest]", hasMoves ? t("win.fewest", { n: overall.fewest_moves }) : "");
   set("[data-win-streak]", overall.current_streak > 0 ? t("win.streak", { n: overall.current_streak }) : "");
+  const daily = won.daily && reply.daily && reply.daily.streak > 0 ? reply.daily.streak : 0;
+  set("[data-win-daily]", daily ? t("win.daily_streak", { n: daily }) : "");
   // a new best beats the figures from before this game (a first win sets no record yet)
   const old = before && before.id === won.id ? before.overall : null;
   const beats = (value, record) => record !== null && record !== undefined && value < record;
@@ -400,12 +415,7 @@ async function showBest(won) {
 }
 
 function tick() {
-  if (!game) return;
-  const running = game.outcome === "playing";
-  const ms = game.elapsed_ms + (running ? performance.now() - receivedAt : 0);
-  const text = formatTime(ms);
-  const el = info("time");
-  if (el.textContent !== text) el.textContent = text;
+  if (game) clock.draw();
 }
 setInterval(tick, 250);
 
@@ -428,6 +438,13 @@ dialogs.dead_deal
   .addEventListener("click", () => newGame(null, "new", { winnable: true }).catch(report));
 root.querySelector('[data-action="share"]').addEventListener("click", share);
 root.querySelector('[data-action="settings"]').addEventListener("click", openSettings);
+dialogs.code.querySelector("[data-daily]").addEventListener("click", async () => {
+  try {
+    if (await newGame(null, "new", { daily: true })) closeDialog(dialogs.code);
+  } catch (error) {
+    report(error);
+  }
+});
 root.querySelector('[data-action="code"]').addEventListener("click", () => {
   const input = dialogs.code.querySelector("[data-code-input]");
   input.value = "";
@@ -518,6 +535,7 @@ dialogs.settings.addEventListener("change", async (event) => {
 document.addEventListener("keydown", (event) => {
   if (document.querySelector("dialog[open]")) return;
   if (event.target.closest("input, textarea, select")) return;
+  if (clock.paused) return; // the board waits under the pause cover for "Resume"
   const key = event.key.toLowerCase();
   if ((event.ctrlKey || event.metaKey) && key === "z" && !event.shiftKey) {
     event.preventDefault();

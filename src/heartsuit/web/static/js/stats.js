@@ -38,10 +38,29 @@ function fill(stats) {
   for (const [key, text] of Object.entries(values)) {
     root.querySelector(`[data-stat="${key}"]`).textContent = text;
   }
+  fillDaily(stats.daily);
   body.replaceChildren();
   loaded = 0;
   addRows(stats);
   status.textContent = o.games ? "" : t("stats.none");
+}
+
+/** The deal of the day: everyone's figures for today's code, and the player's daily streak. */
+function fillDaily(daily) {
+  if (!daily) return;
+  root.querySelector("[data-daily-code]").textContent = daily.code;
+  root.querySelector("[data-daily-won]").hidden = !daily.won_today;
+  const values = {
+    streak: count(daily.streak),
+    best_streak: count(daily.best_streak),
+    players: count(daily.players),
+    winners: count(daily.winners),
+    best_time: time(daily.best_time_ms),
+    fewest_moves: count(daily.fewest_moves),
+  };
+  for (const [key, text] of Object.entries(values)) {
+    root.querySelector(`[data-daily-stat="${key}"]`).textContent = text;
+  }
 }
 
 /** Append one page of the per-deal list and say how much of it is shown. */

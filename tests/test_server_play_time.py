@@ -1,0 +1,204 @@
+"""The play clock: a game's time counts only while a page shows it, visible and connected; it is
+kept with the game (a restart, a second tab) and is what wins and best times are measured in.
+All on a scripted clock (``step=0``: time moves only when a test moves it)."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from heartsuit.server.db import Database
+from heartsuit.server.players import PlayerService
+from heartsuit.server.players_store import SqlPlayersStore
+from heartsuit.server.settings import sqlite_url
+from heartsuit.server.solitaire_service import SolitaireService
+from heartsuit.server.solitaire_store import SqlSolitaireStore
+from heartsuit.solitaire.codes import deal_for_code
+from heartsuit.solitaire.solver import solve
+from tests.server_support import START_MS, FakeClock, game_row, running_site
+
+WIN_CODE = "HH1-N-AAAAAAM"
+MINUTE = 60_000
+
+
+def win_taps(code: str) -> list[int | str]:
+    """Taps that win ``code`` (any line: the solver's first)."""
+    solution = solve(deal_for_code(code), optimal=False)
+    assert solution.winnable
+    return [tap for step in solution.steps for tap in step.taps()]
+
+
+@dataclass
+class World:
+    service: SolitaireService
+    store: SqlSolitaireStore
+    players: PlayerService
+    clock: FakeClock
+    player: str
+
+    def fresh(self) -> SolitaireService:
+        """Another service on the same database, as after a restart."""
+        return SolitaireService(self.store, self.players, clock=self.clock)
+
+
+@asynccontextmanager
+async def world(tmp_path: Path) -> AsyncIterator[World]:
+    db = Database(sqlite_url(tmp_path / "clock.sqlite3"))
+    await db.open()
+    try:
+        store, players = SqlSolitaireStore(db), PlayerService(SqlPlayersStore(db))
+        clock = FakeClock(START_MS, step=0)
+        service = SolitaireService(store, players, clock=clock)
+        yield World(service, store, players, clock, (await players.hello(None)).id)
+    finally:
+        await db.close()
+
+
+def run(tmp_path: Path, body: Callable[[World], Awaitable[None]]) -> None:
+    async def main() -> None:
+        async with world(tmp_path) as w:
+            await body(w)
+
+    asyncio.run(main())
+
+
+def test_the_clock_counts_only_while_the_game_is_watched(tmp_path: Path) -> None:
+    async def body(w: World) -> None:
+        live = (await w.service.new_game(w.player, WIN_CODE)).live
+        tab = object()
+        w.clock.now += 5 * MINUTE  # dealt, not yet shown: nothing counts
+        assert w.service.play_ms(live) == 0
+        await w.service.watch(tab, w.player, live.record.id)
+        w.clock.now += 10_000
+        await w.service.tap(w.player, live.record.id, "stock")
+        assert w.service.play_ms(live) == 10_000
+        await w.service.watch(tab, w.player, None)  # hidden
+        w.clock.now += 16 * MINUTE
+        assert w.service.play_ms(live) == 10_000 and not w.service.clock_running(live)
+        await w.service.watch(tab, w.player, live.record.id)  # back
+        assert w.service.clock_running(live)
+        w.clock.now += 5_000
+        assert w.service.play_ms(live) == 15_000
+        # stored at each pause and start: another service reads the same time
+        await w.service.watch(tab, w.player, None)
+        again = (await w.fresh().game_of(w.player, live.record.id)).live
+        assert again.record.played_ms == 15_000 and again.record.running_since_ms is None
+        assert again.game.elapsed(15.0) == pytest.approx(live.game.elapsed(15.0))
+
+    run(tmp_path, body)
+
+
+def test_two_tabs_keep_one_clock_running_until_both_leave(tmp_path: Path) -> None:
+    async def body(w: World) -> None:
+        live = (await w.service.new_game(w.player, WIN_CODE)).live
+        first, second = object(), object()
+        await w.service.watch(first, w.player, live.record.id)
+        w.clock.now += 1_000
+        await w.service.watch(second, w.player, live.record.id)
+        w.clock.now += 1_000
+        await w.service.watch(first, w.player, None)
+        w.clock.now += 1_000
+        assert w.service.clock_running(live) and w.service.play_ms(live) == 3_000
+        await w.service.watch(second, w.player, None)
+        w.clock.now += MINUTE
+        assert w.service.play_ms(live) == 3_000
+
+    run(tmp_path, body)
+
+
+def test_a_win_is_timed_in_play_time_and_so_is_the_best_time(tmp_path: Path) -> None:
+    async def body(w: World) -> None:
+        live = (await w.service.new_game(w.player, WIN_CODE)).live
+        game_id, tab = live.record.id, object()
+        taps = win_taps(WIN_CODE)
+        await w.service.watch(tab, w.player, game_id)
+        for number, target in enumerate(taps):
+            w.clock.now += 1_000
+            if number == len(taps) // 2:
+                # the player looks away for an hour in the middle of the game
+                await w.service.watch(tab, w.player, None)
+                w.clock.now += 60 * MINUTE
+                await w.service.watch(tab, w.player, game_id)
+            await w.service.tap(w.player, game_id, target)
+        assert live.game.outcome.value == "won"
+        assert live.record.elapsed_ms == 1_000 * len(taps)
+        stats = await w.service.stats(w.player)
+        assert stats.overall.best_time_ms == 1_000 * len(taps)
+        # the replay of the log gives the same time
+        again = (await w.fresh().game_of(w.player, game_id)).live
+        assert round(again.game.elapsed() * 1000) == 1_000 * len(taps)
+
+    run(tmp_path, body)
+
+
+def test_a_clock_left_running_by_a_stopped_server_is_paused_at_the_last_move(
+    tmp_path: Path,
+) -> None:
+    async def body(w: World) -> None:
+        live = (await w.service.new_game(w.player, WIN_CODE)).live
+        await w.service.watch(object(), w.player, live.record.id)
+        w.clock.now += 7_000
+        await w.service.tap(w.player, live.record.id, "stock")
+        # the server stops here, its tab never said goodbye; it comes back a day later
+        w.clock.now += 24 * 60 * MINUTE
+        again = await w.fresh().resume(w.player)
+        assert again is not None
+        assert again.live.record.running_since_ms is None
+        assert again.live.record.played_ms == 7_000
+
+    run(tmp_path, body)
+
+
+def test_the_page_says_when_it_is_hidden_and_a_closed_socket_pauses(tmp_path: Path) -> None:
+    clock = FakeClock(START_MS, step=0)
+    with running_site(tmp_path / "site.sqlite3", clock=clock) as site:
+        with site.peer() as home:
+            # the home page asks whether there is a game: that starts no clock
+            with site.peer(home.player) as page:
+                game = page.new_game(WIN_CODE)  # a page that plays counts as looked at
+                assert game["clock_running"] is True
+            assert game_row(site.db_path, game["id"])["running_since_ms"] is None
+            resumed = home.ask("solitaire.resume")["game"]
+            assert resumed["clock_running"] is False
+            assert game_row(site.db_path, game["id"])["running_since_ms"] is None
+        with site.peer(home.player) as page:
+            shown = page.ask("solitaire.visibility", visible=True)
+            assert shown["type"] == "solitaire.none"  # this tab shows no game yet
+            state = page.ask("solitaire.resume")["game"]
+            assert state["clock_running"] is True
+            clock.now += 4_000
+            hidden = page.ask("solitaire.visibility", visible=False)["game"]
+            assert hidden["clock_running"] is False and hidden["elapsed_ms"] == 4_000
+            clock.now += 10 * MINUTE
+            # hidden, it does not start the clock by being sent a state either
+            assert page.ask("solitaire.resume")["game"]["clock_running"] is False
+            back = page.ask("solitaire.visibility", visible=True)["game"]
+            assert back["clock_running"] is True and back["elapsed_ms"] == 4_000
+            clock.now += 1_000
+            assert page.tap(game["id"], "stock")["game"]["elapsed_ms"] == 5_000
+        row = game_row(site.db_path, game["id"])
+        assert row["running_since_ms"] is None and row["played_ms"] == 5_000
+
+
+def test_daily_and_a_code_together_are_refused(tmp_path: Path) -> None:
+    with running_site(tmp_path / "site.sqlite3") as site, site.peer() as page:
+        reply = page.ask("solitaire.new", code=WIN_CODE, daily=True)
+        assert reply["type"] == "error" and reply["code"] == "bad_message"
+        assert page.ask("solitaire.resume")["type"] == "solitaire.none"
+
+
+def test_moves_are_logged_with_their_play_time(tmp_path: Path) -> None:
+    clock = FakeClock(START_MS, step=0)
+    with running_site(tmp_path / "site.sqlite3", clock=clock) as site, site.peer() as page:
+        game = page.new_game(WIN_CODE)
+        clock.now += 2_000
+        page.tap(game["id"], "stock")
+    with sqlite3.connect(site.db_path) as conn:
+        rows = conn.execute("SELECT at_ms, play_ms FROM solitaire_moves").fetchall()
+    assert rows == [(START_MS + 2_000, 2_000)]
