@@ -8,6 +8,7 @@ is refused changes nothing in the database, and a canary connection keeps workin
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -83,6 +84,21 @@ def snapshot(site: Site) -> dict[str, Any]:
     return {t: site_rows(site, f"SELECT * FROM {t} ORDER BY 1") for t in TABLES}
 
 
+def settled(site: Site) -> dict[str, Any]:
+    """The data once nothing is writing any more: an earlier frame's work can go on after its
+    reply (computer players of a table it created, the play clock paused when its tab closed),
+    and must not be taken for what the next frame did."""
+    last = snapshot(site)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        time.sleep(0.05)
+        now = snapshot(site)
+        if now == last:
+            return now
+        last = now
+    raise AssertionError("the site never stopped writing")
+
+
 def test_every_frame_gets_a_reply_and_a_refusal_changes_nothing(tmp_path: Path) -> None:
     with (
         running_site(
@@ -104,7 +120,7 @@ def test_every_frame_gets_a_reply_and_a_refusal_changes_nothing(tmp_path: Path) 
         )
         @given(frame=st.one_of(messages(ids), FRAMES))
         def check(frame: str) -> None:
-            before = snapshot(site)
+            before = settled(site)
             # each frame on a fresh tab of the victim: a socket that died cannot hide the next
             with site.client.websocket_connect("/ws") as socket:
                 tab = Peer(socket)
