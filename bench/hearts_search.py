@@ -2,7 +2,7 @@
 
 Usage (one process; the machine is shared, so run it under ``nice -n 19``)::
 
-    .venv/bin/python bench/hearts_search.py times [--hands 8] [--levels easy,normal,hard]
+    .venv/bin/python bench/hearts_search.py times [--hands 8] [--levels easy,normal,hard100,hard]
     .venv/bin/python bench/hearts_search.py arena --bots search,heuristic,heuristic,heuristic \\
         --deals 50 [--seed 1] [--preset standard]
     .venv/bin/python bench/hearts_search.py algorithms --deals 20 --seconds 0.1
@@ -43,6 +43,7 @@ class Timed:
         self.name = bot.name
         self.plays: list[float] = []
         self.passes: list[float] = []
+        self.playouts: list[int] = []
 
     def choose_pass(self, view: SeatView) -> tuple[Card, ...]:
         start = time.process_time()
@@ -55,6 +56,9 @@ class Timed:
         out = self.bot.choose_play(view)
         if len(set(view.legal)) > 1:
             self.plays.append(time.process_time() - start)
+            used = getattr(self.bot, "last_playouts", None)
+            if isinstance(used, int):
+                self.playouts.append(used)
         return out
 
 
@@ -90,6 +94,8 @@ def times(levels: list[str], hands: int, rules: Rules, seed: int) -> None:
                 hand.play(turn, bots[turn].choose_play(hand.view(turn)))
         print(summary(f"{level} play", timed.plays), flush=True)
         print(summary(f"{level} pass", timed.passes), flush=True)
+        if timed.playouts:
+            print(f"{level:<22} playouts per play: mean {statistics.fmean(timed.playouts):.0f}")
 
 
 def arena(bots: list[str], deals: int, rules: Rules, seed: int) -> None:
@@ -102,7 +108,7 @@ def arena(bots: list[str], deals: int, rules: Rules, seed: int) -> None:
 def algorithms(deals: int, seconds: float, rules: Rules, seed: int) -> None:
     for algorithm in ("pimc", "ismcts"):
         config = SearchConfig(
-            algorithm=algorithm,  # type: ignore[arg-type]
+            algorithm=algorithm,
             playouts=None,
             seconds=seconds,
             passing=PassConfig(playouts=1500),
@@ -145,7 +151,7 @@ def moons(bots: list[str], deals: int, rules: Rules, seed: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("what", choices=("times", "arena", "algorithms", "moons"))
-    parser.add_argument("--levels", default="easy,normal,hard")
+    parser.add_argument("--levels", default="easy,normal,hard100,hard")
     parser.add_argument("--hands", type=int, default=8)
     parser.add_argument("--bots", default="search,heuristic,heuristic,heuristic")
     parser.add_argument("--deals", type=int, default=20)
