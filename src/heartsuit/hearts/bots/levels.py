@@ -16,6 +16,6 @@ NORMAL = SearchConfig(playouts=180, passing=PassConfig(playouts=300))
 # mean under 1 s, p99 under 2 s per decision
 HARD = SearchConfig(playouts=6000, passing=PassConfig(playouts=8000))
 # hard's player with its budget cut to about 0.1 CPU s per decision, counted in playouts
-HARD_100MS = SearchConfig(playouts=1000, passing=PassConfig(playouts=1100))
+HARD_100MS = SearchConfig(playouts=1000, passing=PassConfig(playouts=750))
 # 0.1 CPU second per decision, whatever that buys
 TIMED = SearchConfig(playouts=None, seconds=0.1, passing=PassConfig(playouts=1500))
