@@ -21,7 +21,7 @@ from heartsuit.hearts.bots.search import SearchBot, SearchConfig, equivalent_gro
 from heartsuit.hearts.bots.utility import Scorer
 from heartsuit.hearts.fast import FastState, Position, Table
 from heartsuit.hearts.fast_policy import policy_out
-from heartsuit.hearts.fast_tables import card_index, hand_points, index_card
+from heartsuit.hearts.fast_tables import card_index, hand_points, index_card, split_suits
 from heartsuit.hearts.game import Phase
 from heartsuit.hearts.rules import PRESET_NAMES, QUEEN_OF_SPADES
 from heartsuit.shuffle import Rng
@@ -255,11 +255,34 @@ def test_guided_playouts_play_legally_and_score_like_the_engine(name: str) -> No
         policy_out(
             table, hands, tallies, state.leader, tuple(state.trick), state.broken, state.first,
             rnd.random, 0.2, rnd.choice([-1, 0, 2]), rnd.choice([0, 8]), played,
+            flush=rnd.random() < 0.5,
         )
         for index in played:
             hand.play(hand.to_play or 0, index_card(index))  # the engine refuses an illegal card
         assert hand.phase is Phase.DONE
         assert list(hand.points()) == hand_points(table, tallies)
+
+
+def test_flushing_playouts_lead_a_low_spade_into_the_queen() -> None:
+    table = Table.of(Rules())
+
+    def deal(*seats: str) -> list[int]:
+        out: list[int] = []
+        for text in seats:
+            out += split_suits(sum(1 << card_index(c) for c in cards(text)))
+        return out
+
+    for seed in range(5):
+        played: list[int] = []
+        hands = deal("5S 3S 9C", "QS 2C 3C", "4S 4C 5C", "6S 6C 7C")
+        policy_out(table, hands, [0] * 4, 0, (), False, False, random.Random(seed).random, 0.0,
+                   record=played, flush=True)
+        assert index_card(played[0]) == Card.parse("3S")
+        played = []
+        hands = deal("KS 3S 9C", "QS 2C 3C", "4S 4C 5C", "6S 6C 7C")
+        policy_out(table, hands, [0] * 4, 0, (), False, False, random.Random(seed).random, 0.0,
+                   record=played, flush=True)
+        assert index_card(played[0]) == Card.parse("9C")  # K♠ held: spades stay back
 
 
 # --- choices --------------------------------------------------------------------------------------

@@ -70,6 +70,8 @@ class SearchConfig:
     # this share of the playout budget (a two-pack playout costs several one-pack ones)
     cancellation: bool = True
     cancel_share: float = 0.2
+    # guided playouts: lead low spades to flush Q♠ out (fast_policy.policy_out's ``flush``)
+    flush_queen: bool = False
     passing: PassConfig = field(default_factory=PassConfig)
 
 
@@ -234,6 +236,7 @@ class _Search:
             self.config.noise,
             shooter,
             self.moon_at,
+            flush=self.config.flush_queen,
         )
         self.budget.used += 1
         return self.scorer.utilities(tallies)
