@@ -50,6 +50,7 @@ VARIANTS = {
     "merged": SearchConfig(playouts=1000, passing=PassConfig(playouts=1100), infer=False),
     "both": SearchConfig(playouts=1000, passing=PassConfig(playouts=1100)),
     "flush": SearchConfig(playouts=1000, passing=PassConfig(playouts=1100), flush_queen=True),
+    "leads": SearchConfig(playouts=1000, passing=PassConfig(playouts=1100), safe_leads=True),
     "hard100": HARD_100MS,
 }
 

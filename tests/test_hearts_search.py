@@ -256,6 +256,7 @@ def test_guided_playouts_play_legally_and_score_like_the_engine(name: str) -> No
             table, hands, tallies, state.leader, tuple(state.trick), state.broken, state.first,
             rnd.random, 0.2, rnd.choice([-1, 0, 2]), rnd.choice([0, 8]), played,
             flush=rnd.random() < 0.5,
+            safe_leads=rnd.random() < 0.5,
         )
         for index in played:
             hand.play(hand.to_play or 0, index_card(index))  # the engine refuses an illegal card
@@ -283,6 +284,27 @@ def test_flushing_playouts_lead_a_low_spade_into_the_queen() -> None:
         policy_out(table, hands, [0] * 4, 0, (), False, False, random.Random(seed).random, 0.0,
                    record=played, flush=True)
         assert index_card(played[0]) == Card.parse("9C")  # K♠ held: spades stay back
+
+
+def test_safe_leads_pick_the_suit_the_others_beat_most() -> None:
+    table = Table.of(Rules())
+    hands: list[int] = []
+    for text in ("9C 2D 3S", "10C 5D 4S", "JC 6D 5S", "QC 7D 6S"):
+        hands += split_suits(sum(1 << card_index(c) for c in cards(text)))
+    for seed in range(5):
+        played: list[int] = []
+        policy_out(table, hands[:], [0] * 4, 0, (), False, False, random.Random(seed).random,
+                   0.0, record=played, safe_leads=True)
+        # 9♣, 2♦ and 3♠ are each beaten by three cards: a tie, so any of them; never a heart
+        assert index_card(played[0]) in set(cards("9C 2D 3S"))
+    hands = []
+    for text in ("9C 2D 3S", "10C 5D 2S", "4C 6D 4S", "5C 7D 5S"):
+        hands += split_suits(sum(1 << card_index(c) for c in cards(text)))
+    for seed in range(5):
+        played = []
+        policy_out(table, hands[:], [0] * 4, 0, (), False, False, random.Random(seed).random,
+                   0.0, record=played, safe_leads=True)
+        assert index_card(played[0]) == Card.parse("2D")  # only 2♦ is beaten by all three
 
 
 # --- choices --------------------------------------------------------------------------------------

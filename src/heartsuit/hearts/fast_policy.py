@@ -51,6 +51,7 @@ def policy_out(
     moon_at: int = 0,
     record: list[int] | None = None,
     flush: bool = False,
+    safe_leads: bool = False,
 ) -> None:
     """Play the hand to its end with the guided policy; adds each trick's tally to its winner.
 
@@ -61,7 +62,9 @@ def policy_out(
     many, shoot from then on. While someone shoots, the others defend: they win the shooter's
     tricks when they can and feed it no points. ``record``, when given, receives every card
     played, in order (for tests). ``flush``: a leader with spades but no Q♠, K♠ or A♠ leads its
-    lowest spade while another seat holds Q♠ (to force the queen out).
+    lowest spade while another seat holds Q♠ (to force the queen out). ``safe_leads``: the
+    leader picks, among the suits it may lead, the one whose lowest card the other seats can
+    beat with the most cards (ties at random) instead of a random suit.
     """
     pop = POP
     suit_tally = table.suit_tally
@@ -122,6 +125,22 @@ def policy_out(
                         safe.append((s, 3))
                     if not safe:
                         safe = [(m, k) for k, m in enumerate((c, d, h, s)) if m]
+                    if safe_leads and len(safe) > 1:
+                        # the suit whose lowest card the others can beat with the most cards
+                        top = -1
+                        ties: list[tuple[int, int]] = []
+                        for m, k in safe:
+                            low = (m & -m).bit_length()
+                            above = 0
+                            for seat in range(table.players):
+                                if seat != leader:
+                                    above += pop[hands[seat * 4 + k] >> low]
+                            if above > top:
+                                top = above
+                                ties = [(m, k)]
+                            elif above == top:
+                                ties.append((m, k))
+                        safe = ties
                     mask, led = safe[int(rnd() * len(safe))]
                     r = (mask & -mask).bit_length() - 1
             hands[base + led] ^= 1 << r

@@ -72,6 +72,8 @@ class SearchConfig:
     cancel_share: float = 0.2
     # guided playouts: lead low spades to flush Q♠ out (fast_policy.policy_out's ``flush``)
     flush_queen: bool = False
+    # guided playouts: lead the suit the others can best beat (``policy_out``'s ``safe_leads``)
+    safe_leads: bool = False
     passing: PassConfig = field(default_factory=PassConfig)
 
 
@@ -237,6 +239,7 @@ class _Search:
             shooter,
             self.moon_at,
             flush=self.config.flush_queen,
+            safe_leads=self.config.safe_leads,
         )
         self.budget.used += 1
         return self.scorer.utilities(tallies)
