@@ -15,10 +15,15 @@ then deals the unseen cards into one random world that agrees with all of it:
 * Cancellation: two packs (a card can be unseen twice) and a kitty of ``kitty_size`` unseen
   cards, which is the last "seat" of a world.
 
+Besides these facts, :class:`Knowledge` keeps what the others' plays *suggest*
+(:func:`unlikely_cards`: who probably has no Q♠); that only lowers the odds of dealing a card
+there, it never rules it out.
+
 Cards are fast-path indices (``suit * 13 + rank - 2``, suits C, D, H, S). The deal is
 sequential: each card goes to a seat that may hold it, with odds proportional to the room left
-(exactly uniform when nothing is known); a card with no room left moves others along a shortest
-augmenting path, so a world exists whenever the knowledge is consistent.
+(exactly uniform when nothing is known, times :data:`UNLIKELY_WEIGHT` where it is doubted);
+a card with no room left moves others along a shortest augmenting path, so a world exists
+whenever the knowledge is consistent.
 """
 
 from __future__ import annotations

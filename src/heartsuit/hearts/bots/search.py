@@ -7,9 +7,10 @@ scored with the table's real rules (moon, J♦, spade penalties) and, near the e
 what the hand does to the match (the exactly-100 reset, who wins). Two algorithms:
 
 * ``"pimc"`` — determinized sampling (perfect-information Monte Carlo): every sampled world
-  plays every legal card, each followed by a guided playout; the best mean wins. When the hand
-  might shoot the moon (nobody else has points yet, and it is strong), each card is also played
-  out with this seat going for the moon, and a card is worth the better of the two plans.
+  plays every legal card, each followed by a guided playout; the best mean wins. Cards worth
+  the same (:func:`equivalent_groups`) are played once. Optionally (``moon_plans``, off), when
+  the hand might shoot the moon, each card is also played out with this seat going for the
+  moon, and a card is worth the better of the two plans.
 * ``"ismcts"`` — single-observer information-set MCTS: one tree of this seat's and the others'
   plays, a fresh world per iteration, UCB with availability counts, guided rollouts.
 
