@@ -2,11 +2,13 @@
 
 Usage (one process; the machine is shared, so run it under ``nice -n 19``)::
 
-    .venv/bin/python bench/hearts_search.py times [--hands 8] [--levels easy,normal,hard]
+    .venv/bin/python bench/hearts_search.py times [--hands 8] [--levels easy,normal,hard100,hard]
     .venv/bin/python bench/hearts_search.py arena --bots search,heuristic,heuristic,heuristic \\
         --deals 50 [--seed 1] [--preset standard]
     .venv/bin/python bench/hearts_search.py algorithms --deals 20 --seconds 0.1
     .venv/bin/python bench/hearts_search.py moons --bots normal,heuristic,heuristic,heuristic
+    .venv/bin/python bench/hearts_search.py variants --variants plain,hard100 --deals 30 \
+        --seed 11 [--workers 2]
 
 ``times`` seats the level in seat 0 against three heuristic players for ``--hands`` deals
 (every seat rotation is not needed for timing) and prints the median, p95, p99 and mean CPU
@@ -14,12 +16,17 @@ time (``time.process_time``) of its card choices with at least two legal cards, 
 passes. ``arena`` is :func:`heartsuit.hearts.bots.arena.run_arena` (duplicate deals, every seat
 rotation, 95% intervals). ``algorithms`` pits PIMC against ISMCTS at the same CPU time per
 decision, each against heuristic players on the same duplicate deals. ``moons`` counts the
-moons each listed bot shoots (a bot counted once per seat it holds).
+moons each listed bot shoots (a bot counted once per seat it holds). ``variants`` plays
+``SearchConfig`` variants of the search (:data:`VARIANTS`), each against three heuristic
+players on the same duplicate deals, and prints each variant's paired difference with the
+heuristic seats and, deal by deal, each variant's difference from the first one listed (results
+files in ``/tmp``, so a stopped comparison goes on).
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import statistics
 import time
 from collections.abc import Sequence
@@ -27,12 +34,54 @@ from collections.abc import Sequence
 from heartsuit.cards import Card
 from heartsuit.hearts.bots import Bot, make_bot
 from heartsuit.hearts.bots.arena import run_arena
+from heartsuit.hearts.bots.levels import HARD_100MS
 from heartsuit.hearts.bots.passing import PassConfig
 from heartsuit.hearts.bots.search import SearchBot, SearchConfig
 from heartsuit.hearts.game import Hand, Phase
 from heartsuit.hearts.rules import Rules
 from heartsuit.hearts.scoring import moon_shooter
 from heartsuit.hearts.view import SeatView
+
+# the search as it was before equivalent cards and Q♠ inference, and as it is (hard100)
+VARIANTS = {
+    "plain": SearchConfig(
+        playouts=1000, passing=PassConfig(playouts=1100), merge_equivalent=False, infer=False
+    ),
+    "merged": SearchConfig(playouts=1000, passing=PassConfig(playouts=1100), infer=False),
+    "both": SearchConfig(playouts=1000, passing=PassConfig(playouts=1100)),
+    "flush": SearchConfig(playouts=1000, passing=PassConfig(playouts=1100), flush_queen=True),
+    "leads": SearchConfig(playouts=1000, passing=PassConfig(playouts=1100), safe_leads=True),
+    "hard100": HARD_100MS,
+}
+
+
+def variant_bot(name: str, seed: int) -> Bot:
+    """The arena's factory for ``variants``: a variant by name, else a registry bot."""
+    if name in VARIANTS:
+        return SearchBot(seed, VARIANTS[name])
+    return make_bot(name, seed)
+
+
+def variants(names: list[str], deals: int, rules: Rules, seed: int, workers: int) -> None:
+    diffs: dict[str, list[float]] = {}
+    for name in names:
+        result = run_arena(
+            [name, *["heuristic"] * (rules.players - 1)],
+            deals=deals,
+            seed=seed,
+            rules=rules,
+            factory=variant_bot,
+            workers=workers,
+            out=f"/tmp/hearts-variants-{name}-{rules.players}-s{seed}.jsonl",
+        )
+        print(result.table(), flush=True)
+        order = [s.name for s in result.scores]
+        mine, theirs = order.index(name), order.index("heuristic")
+        diffs[name] = [row[mine] - row[theirs] for row in result.per_deal]
+    for name in names[1:]:
+        x = [a - b for a, b in zip(diffs[name], diffs[names[0]], strict=True)]
+        half = 1.96 * statistics.stdev(x) / math.sqrt(len(x)) if len(x) > 1 else math.inf
+        print(f"{name} - {names[0]}, deal by deal: {statistics.fmean(x):+.2f} ± {half:.2f}")
 
 
 class Timed:
@@ -43,6 +92,7 @@ class Timed:
         self.name = bot.name
         self.plays: list[float] = []
         self.passes: list[float] = []
+        self.playouts: list[int] = []
 
     def choose_pass(self, view: SeatView) -> tuple[Card, ...]:
         start = time.process_time()
@@ -55,6 +105,9 @@ class Timed:
         out = self.bot.choose_play(view)
         if len(set(view.legal)) > 1:
             self.plays.append(time.process_time() - start)
+            used = getattr(self.bot, "last_playouts", None)
+            if isinstance(used, int):
+                self.playouts.append(used)
         return out
 
 
@@ -90,6 +143,8 @@ def times(levels: list[str], hands: int, rules: Rules, seed: int) -> None:
                 hand.play(turn, bots[turn].choose_play(hand.view(turn)))
         print(summary(f"{level} play", timed.plays), flush=True)
         print(summary(f"{level} pass", timed.passes), flush=True)
+        if timed.playouts:
+            print(f"{level:<22} playouts per play: mean {statistics.fmean(timed.playouts):.0f}")
 
 
 def arena(bots: list[str], deals: int, rules: Rules, seed: int) -> None:
@@ -102,7 +157,7 @@ def arena(bots: list[str], deals: int, rules: Rules, seed: int) -> None:
 def algorithms(deals: int, seconds: float, rules: Rules, seed: int) -> None:
     for algorithm in ("pimc", "ismcts"):
         config = SearchConfig(
-            algorithm=algorithm,  # type: ignore[arg-type]
+            algorithm=algorithm,
             playouts=None,
             seconds=seconds,
             passing=PassConfig(playouts=1500),
@@ -144,8 +199,10 @@ def moons(bots: list[str], deals: int, rules: Rules, seed: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=("times", "arena", "algorithms", "moons"))
-    parser.add_argument("--levels", default="easy,normal,hard")
+    parser.add_argument("what", choices=("times", "arena", "algorithms", "moons", "variants"))
+    parser.add_argument("--variants", default="plain,hard100")
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--levels", default="easy,normal,hard100,hard")
     parser.add_argument("--hands", type=int, default=8)
     parser.add_argument("--bots", default="search,heuristic,heuristic,heuristic")
     parser.add_argument("--deals", type=int, default=20)
@@ -158,6 +215,8 @@ def main() -> None:
         times(args.levels.split(","), args.hands, rules, args.seed)
     elif args.what == "arena":
         arena(args.bots.split(","), args.deals, rules, args.seed)
+    elif args.what == "variants":
+        variants(args.variants.split(","), args.deals, rules, args.seed, args.workers)
     elif args.what == "moons":
         moons(args.bots.split(","), args.deals, rules, args.seed)
     else:

@@ -240,8 +240,9 @@ def test_a_suite_runs_each_comparison_into_its_own_file(
 def test_the_issue9_plan_lists_every_comparison(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["hearts", "arena", "--suite", "issue9", "--plan", "--out", "runs"]) == 0
     out = capsys.readouterr().out
-    for bots in ("search,heuristic,heuristic,heuristic", "hard,normal,normal,normal",
+    for bots in ("hard100,heuristic,heuristic,heuristic", "hard,heuristic,heuristic,heuristic",
+                 "hard,normal,normal,normal",
                  "normal,easy,easy,easy", "easy,random,random,random"):
         assert f"--bots {bots} " in out
     assert out.count("--mode matches") == len(PRESET_NAMES)
-    assert "--preset cancellation" in out and "runs/search-vs-heuristic.jsonl" in out
+    assert "--preset cancellation" in out and "runs/hard100-vs-heuristic.jsonl" in out

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import random
+from collections import Counter
+
 import pytest
 
 from heartsuit.cards import Card
@@ -12,6 +15,8 @@ from heartsuit.hearts.fast_cancel import (
     CancelTable,
     cancel_points,
     cancel_position_from_view,
+    guided_choice,
+    guided_playout,
     random_cancel_hand,
 )
 from heartsuit.hearts.fast_draws import Draws
@@ -144,3 +149,55 @@ def test_a_view_plus_the_true_hidden_cards_is_the_engine_position() -> None:
         assert pos == _position(hand)
     with pytest.raises(FastPathError, match="every seat"):
         cancel_position_from_view(Hand.deal(rules, 0).view(0), [()])
+
+
+@pytest.mark.parametrize("players", range(6, 11))
+def test_guided_playouts_play_legally_and_score_like_the_engine(players: int) -> None:
+    rules = Rules.preset("cancellation", players=players, hearts_broken_by="heart_or_queen")
+    table = CancelTable.of(rules)
+    rnd = random.Random(players)
+    for seed in range(12):
+        hand = Hand.deal(rules, seed)
+        for _ in range(rnd.randrange(0, len(rules.deck()) - len(hand.kitty))):
+            seat = hand.to_play
+            assert seat is not None
+            hand.play(seat, rnd.choice(hand.legal_plays(seat)))
+        state = CancelState(table, _position(hand))
+        played: list[int] = []
+        guided_playout(state, rnd.random, 0.2, played)
+        for index in played:
+            seat = hand.to_play
+            assert seat is not None
+            assert index_card(index) in hand.legal_plays(seat)  # the engine lists it
+            hand.play(seat, index_card(index))
+        assert hand.phase is Phase.DONE
+        assert state.points() == list(hand.points())
+
+
+def test_the_guided_choice_ducks_throws_the_queen_and_is_always_legal() -> None:
+    rules = Rules.preset("cancellation", players=6)
+    table = CancelTable.of(rules)
+    hands = [
+        [C("5C"), C("9C"), C("KC"), C("2D")],
+        [C("QS"), C("KS"), C("2H"), C("3D")],
+        [C("4C"), C("4C"), C("3C"), C("5D")],
+        [C("10C"), C("7H"), C("8H"), C("6D")],
+        [C("2S"), C("3S"), C("8D"), C("9D")],
+        [C("6C"), C("4D"), C("7D")],  # led J♣
+    ]
+    rest = Counter(rules.deck()) - Counter(c for h in [*hands, [C("JC")]] for c in h)
+    pos = CancelPosition.from_cards(
+        hands,
+        leader=5,
+        trick=[C("JC")],
+        hearts_broken=True,
+        first_trick=False,
+        taken=[list(rest.elements()), [], [], [], [], []],
+    )
+    state = CancelState(table, pos)
+    never = lambda: 0.99  # noqa: E731 - no noise, and the first of any random choice
+    assert guided_choice(state, never) == card_index(C("9C"))  # 0 ducks under J♣ as high as it can
+    state._apply(card_index(C("9C")))
+    assert guided_choice(state, never) == card_index(C("QS"))  # 1 is void: throws Q♠
+    state._apply(card_index(C("QS")))
+    assert guided_choice(state, never) == card_index(C("4C"))  # 2 ducks (its 4♣ twice)

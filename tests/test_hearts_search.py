@@ -17,16 +17,16 @@ from heartsuit.hearts.bots import BOTS, make_bot
 from heartsuit.hearts.bots.easy import EasyBot
 from heartsuit.hearts.bots.passing import PassConfig, candidates
 from heartsuit.hearts.bots.sampling import consistent, knowledge, sample
-from heartsuit.hearts.bots.search import SearchBot, SearchConfig
+from heartsuit.hearts.bots.search import SearchBot, SearchConfig, equivalent_groups
 from heartsuit.hearts.bots.utility import Scorer
 from heartsuit.hearts.fast import FastState, Position, Table
 from heartsuit.hearts.fast_policy import policy_out
-from heartsuit.hearts.fast_tables import card_index, hand_points, index_card
+from heartsuit.hearts.fast_tables import card_index, hand_points, index_card, split_suits
 from heartsuit.hearts.game import Phase
 from heartsuit.hearts.rules import PRESET_NAMES, QUEEN_OF_SPADES
 from heartsuit.shuffle import Rng
 
-from .hearts_helpers import cards
+from .hearts_helpers import cards, filled_deal
 
 TINY = SearchConfig(playouts=12, passing=PassConfig(playouts=30, candidates=5))
 TINY_ISMCTS = SearchConfig(algorithm="ismcts", playouts=40, passing=PassConfig(method="heuristic"))
@@ -153,6 +153,81 @@ def test_a_seat_that_throws_points_on_the_first_trick_holds_only_points() -> Non
                for i in world[1])
 
 
+def test_a_seat_that_throws_another_card_while_q_spades_is_out_rarely_gets_it() -> None:
+    hand = Hand.from_cards(
+        Rules(),
+        [
+            cards("2C 3C 4C 5C 6C 2D 3D 4D 5D 6D 2H 3H 4H"),
+            cards("7C 7D 8D 9D 10D JD QD KD AD 5H 6H 7H 8H"),
+            cards("8C 9C 10C JC 2S 3S 4S 5S 6S 7S 8S 9H 10H"),
+            cards("QC KC AC JH QH KH AH QS KS AS 9S 10S JS"),
+        ],
+        pass_direction="hold",
+    )
+    for card in cards("2C 7C 8C AC KC 3C 7D 9C"):  # seat 1 throws 7D on the second trick
+        hand.play(hand.to_play if hand.to_play is not None else 0, card)
+    queen = card_index(QUEEN_OF_SPADES)
+    know = knowledge(hand.view(0))
+    assert know.unlikely[1] == 1 << queen and not know.unlikely[2] and not know.unlikely[3]
+    assert know.allowed[1] >> queen & 1  # doubted, never ruled out
+    rng = Rng(5)
+    holders = Counter(s for _ in range(600) for s, h in enumerate(sample(know, rng)) if queen in h)
+    assert 0 < holders[1] < holders[2] / 3 and 0 < holders[1] < holders[3] / 3
+    plain = knowledge(hand.view(0), soft=False)
+    assert not any(plain.unlikely)
+    holders = Counter(s for _ in range(600) for s, h in enumerate(sample(plain, rng)) if queen in h)
+    assert holders[1] > holders[2] / 2
+
+
+def test_a_seat_that_follows_under_a_high_spade_with_another_spade_rarely_has_the_queen() -> None:
+    hand = Hand.from_cards(
+        Rules(),
+        [
+            cards("2C 3C 4C 5C 6C 2D 3D 4D 5D 6D 2H 3H 4H"),
+            cards("7C 7D 8D 9D 10D JD QD KD AD 5H 6H 7H 2S"),
+            cards("8C 9C 10C JC 3S 4S 5S 6S 7S 8S 8H 9H 10H"),
+            cards("QC KC AC JH QH KH AH QS KS AS 9S 10S JS"),
+        ],
+        pass_direction="hold",
+    )
+    # seat 3 wins the clubs, leads K♠ (a spade lead: no Q♠ there either); 0 throws, 1 and 2
+    # follow under the king with other spades
+    for card in cards("2C 7C 8C AC KS 3C 2S 3S"):
+        hand.play(hand.to_play if hand.to_play is not None else 0, card)
+    know = knowledge(hand.view(0))
+    queen = 1 << card_index(QUEEN_OF_SPADES)
+    assert know.unlikely[1] == know.unlikely[2] == know.unlikely[3] == queen
+    assert consistent(know, sample(know, Rng(2))) is None
+
+
+def test_equivalent_cards_are_grouped_and_searched_once() -> None:
+    rules = Rules()
+    hand = Hand.from_cards(
+        rules,
+        filled_deal(
+            rules,
+            [
+                cards("AC 5C 6C 8C 10C 2D 3D 4D 2H 3H JS QS KS"),
+                cards("2C"),
+                cards("3C"),
+                cards("7C"),
+            ],
+        )[0],
+        pass_direction="hold",
+    )
+    for card in cards("2C 3C 7C AC"):  # seat 0 wins the first trick with A♣
+        hand.play(hand.to_play if hand.to_play is not None else 0, card)
+    view = hand.view(0)
+    moves = [card_index(c) for c in view.legal]
+    groups = equivalent_groups(Table.of(rules), view, moves)
+    # 7♣ is gone, so 5♣ 6♣ 8♣ are one card; 9♣ is out, so 10♣ is not; Q♠ is worth 13 points
+    assert [[index_card(i).code for i in g] for g in groups] == [
+        ["5C", "6C", "8C"], ["10C"], ["2D", "3D", "4D"], ["JS"], ["QS"], ["KS"],
+    ]
+    bot = SearchBot(3, TINY)
+    assert bot.choose_play(view) in {index_card(g[0]) for g in groups}
+
+
 # --- guided playouts ----------------------------------------------------------------------------
 
 
@@ -180,11 +255,56 @@ def test_guided_playouts_play_legally_and_score_like_the_engine(name: str) -> No
         policy_out(
             table, hands, tallies, state.leader, tuple(state.trick), state.broken, state.first,
             rnd.random, 0.2, rnd.choice([-1, 0, 2]), rnd.choice([0, 8]), played,
+            flush=rnd.random() < 0.5,
+            safe_leads=rnd.random() < 0.5,
         )
         for index in played:
             hand.play(hand.to_play or 0, index_card(index))  # the engine refuses an illegal card
         assert hand.phase is Phase.DONE
         assert list(hand.points()) == hand_points(table, tallies)
+
+
+def test_flushing_playouts_lead_a_low_spade_into_the_queen() -> None:
+    table = Table.of(Rules())
+
+    def deal(*seats: str) -> list[int]:
+        out: list[int] = []
+        for text in seats:
+            out += split_suits(sum(1 << card_index(c) for c in cards(text)))
+        return out
+
+    for seed in range(5):
+        played: list[int] = []
+        hands = deal("5S 3S 9C", "QS 2C 3C", "4S 4C 5C", "6S 6C 7C")
+        policy_out(table, hands, [0] * 4, 0, (), False, False, random.Random(seed).random, 0.0,
+                   record=played, flush=True)
+        assert index_card(played[0]) == Card.parse("3S")
+        played = []
+        hands = deal("KS 3S 9C", "QS 2C 3C", "4S 4C 5C", "6S 6C 7C")
+        policy_out(table, hands, [0] * 4, 0, (), False, False, random.Random(seed).random, 0.0,
+                   record=played, flush=True)
+        assert index_card(played[0]) == Card.parse("9C")  # K♠ held: spades stay back
+
+
+def test_safe_leads_pick_the_suit_the_others_beat_most() -> None:
+    table = Table.of(Rules())
+    hands: list[int] = []
+    for text in ("9C 2D 3S", "10C 5D 4S", "JC 6D 5S", "QC 7D 6S"):
+        hands += split_suits(sum(1 << card_index(c) for c in cards(text)))
+    for seed in range(5):
+        played: list[int] = []
+        policy_out(table, hands[:], [0] * 4, 0, (), False, False, random.Random(seed).random,
+                   0.0, record=played, safe_leads=True)
+        # 9♣, 2♦ and 3♠ are each beaten by three cards: a tie, so any of them; never a heart
+        assert index_card(played[0]) in set(cards("9C 2D 3S"))
+    hands = []
+    for text in ("9C 2D 3S", "10C 5D 2S", "4C 6D 4S", "5C 7D 5S"):
+        hands += split_suits(sum(1 << card_index(c) for c in cards(text)))
+    for seed in range(5):
+        played = []
+        policy_out(table, hands[:], [0] * 4, 0, (), False, False, random.Random(seed).random,
+                   0.0, record=played, safe_leads=True)
+        assert index_card(played[0]) == Card.parse("2D")  # only 2♦ is beaten by all three
 
 
 # --- choices --------------------------------------------------------------------------------------
@@ -237,8 +357,30 @@ def test_the_same_seed_and_view_give_the_same_card(config: SearchConfig) -> None
     assert SearchBot(8, TINY).choose_pass(passing) == SearchBot(8, TINY).choose_pass(passing)
 
 
+@pytest.mark.parametrize("players", [6, 8, 10])
+def test_cancellation_is_searched_with_guided_playouts_and_seeded(players: int) -> None:
+    rules = Rules.preset("cancellation", players=players)
+    config = SearchConfig(playouts=100)
+    searched = 0
+    for seed in range(4):
+        hand = random_position(rules, seed, 3 + 7 * seed)
+        view = hand.view(hand.to_play or 0)
+        bot = SearchBot(seed, config)
+        card = bot.choose_play(view)
+        assert card in view.legal
+        assert SearchBot(seed, config).choose_play(view) == card
+        if len(set(view.legal)) > 1:
+            assert bot.last_playouts >= 20  # its share of the budget, not the heuristic
+            searched += 1
+    off = SearchBot(0, SearchConfig(playouts=100, cancellation=False))
+    hand = random_position(rules, 1, 10)
+    off.choose_play(hand.view(hand.to_play or 0))
+    assert off.last_playouts == 0
+    assert searched
+
+
 def test_registry_levels_are_seeded_bots() -> None:
-    for name in ("easy", "normal", "hard", "search"):
+    for name in ("easy", "normal", "hard", "hard100", "search"):
         assert name in BOTS
     hand = random_position(Rules(), 3, 5)
     view = hand.view(hand.to_play or 0)

@@ -14,7 +14,7 @@ both and requires the same legal cards at every step and the same points.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from heartsuit.cards import Card
@@ -247,6 +247,76 @@ class CancelState:
             options = state.legal()
             state._apply(options[below(len(options))] if len(options) > 1 else options[0])
         return state.points()
+
+
+QUEEN = 49  # Q♠ as a card index
+KING_ACE = (50, 51)  # K♠ A♠
+SPADES = 3
+
+
+def guided_choice(state: CancelState, rnd: Callable[[], float], noise: float = 0.1) -> int:
+    """A rule-of-thumb play for the seat to play (the guided policy of Cancellation playouts).
+
+    The one-pack policy of :mod:`heartsuit.hearts.fast_policy`, on two packs: lead the lowest
+    card of a random suit (spades kept back while holding Q♠, K♠ or A♠); follow by ducking under
+    the trick's highest card that is not cancelled, unless last to a trick without points; when
+    the trick cannot be ducked, win with the highest card but Q♠; when void, throw Q♠, then A♠
+    or K♠, then the highest heart, then the top card of the shortest suit. With chance
+    ``noise`` any legal card instead. Always one of :meth:`CancelState.legal`.
+    """
+    options = state.legal()
+    if len(options) == 1:
+        return options[0]
+    if rnd() < noise:
+        return options[int(rnd() * len(options))]
+    trick = state.trick
+    table = state.table
+    if not trick:
+        hand = state.hands[state.to_play]
+        suits = sorted({i // 13 for i in options})
+        high_spade = QUEEN in hand or KING_ACE[0] in hand or KING_ACE[1] in hand
+        safe = [s for s in suits if s != SPADES or not high_spade] or suits
+        suit = safe[int(rnd() * len(safe))]
+        return min(i for i in options if i // 13 == suit)
+    led = trick[0] // 13
+    if options[0] // 13 == led:
+        live = [i for i in trick if i // 13 == led and trick.count(i) == 1]
+        best = max(live) if live else -1
+        points = sum(table.tally[i] for i in trick) + state.held + state.kitty
+        last = len(trick) == table.players - 1
+        below = [i for i in options if i < best]
+        if below and not (last and points % JACK_MARK <= 0):
+            return max(below)  # duck as high as possible
+        clean = [i for i in options if i != QUEEN] or options
+        return max(clean)
+    if QUEEN in options:
+        return QUEEN
+    for high in (KING_ACE[1], KING_ACE[0]):
+        if high in options:
+            return high
+    hearts = [i for i in options if i // 13 == HEARTS]
+    if hearts:
+        return max(hearts)
+    counts = {i // 13: 0 for i in options}
+    for i in state.hands[state.to_play]:
+        if i // 13 in counts:
+            counts[i // 13] += 1
+    short = min(counts, key=lambda suit: (counts[suit], suit))
+    return max(i for i in options if i // 13 == short)
+
+
+def guided_playout(
+    state: CancelState,
+    rnd: Callable[[], float],
+    noise: float = 0.1,
+    record: list[int] | None = None,
+) -> None:
+    """Finish ``state`` itself with :func:`guided_choice` for every seat (``record``: the plays)."""
+    while any(state.hands):
+        choice = guided_choice(state, rnd, noise)
+        if record is not None:
+            record.append(choice)
+        state._apply(choice)
 
 
 def cancel_points(table: CancelTable, tallies: Sequence[int], scores: Sequence[int]) -> list[int]:

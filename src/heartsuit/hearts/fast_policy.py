@@ -50,6 +50,8 @@ def policy_out(
     shooter: int = -1,
     moon_at: int = 0,
     record: list[int] | None = None,
+    flush: bool = False,
+    safe_leads: bool = False,
 ) -> None:
     """Play the hand to its end with the guided policy; adds each trick's tally to its winner.
 
@@ -59,7 +61,10 @@ def policy_out(
     positive) makes any seat that has taken every penalty point so far, and at least that
     many, shoot from then on. While someone shoots, the others defend: they win the shooter's
     tricks when they can and feed it no points. ``record``, when given, receives every card
-    played, in order (for tests).
+    played, in order (for tests). ``flush``: a leader with spades but no Q♠, K♠ or A♠ leads its
+    lowest spade while another seat holds Q♠ (to force the queen out). ``safe_leads``: the
+    leader picks, among the suits it may lead, the one whose lowest card the other seats can
+    beat with the most cards (ties at random) instead of a random suit.
     """
     pop = POP
     suit_tally = table.suit_tally
@@ -106,6 +111,13 @@ def policy_out(
                 elif leader == shooter:
                     # shoot: lead the highest card held (it is the likeliest to stay on top)
                     r, led = max((m.bit_length() - 1, k) for k, m in enumerate((c, d, h, s)))
+                elif (
+                    flush
+                    and s
+                    and not s & HIGH_SPADES
+                    and any(hands[k * 4 + 3] & QUEEN_BIT for k in range(table.players))
+                ):
+                    led, r = 3, (s & -s).bit_length() - 1  # flush the queen out
                 else:
                     # keep spades back while holding a high one (it would draw the queen)
                     safe = [m for m in ((c, 0), (d, 1), (h, 2)) if m[0]]
@@ -113,6 +125,22 @@ def policy_out(
                         safe.append((s, 3))
                     if not safe:
                         safe = [(m, k) for k, m in enumerate((c, d, h, s)) if m]
+                    if safe_leads and len(safe) > 1:
+                        # the suit whose lowest card the others can beat with the most cards
+                        top = -1
+                        ties: list[tuple[int, int]] = []
+                        for m, k in safe:
+                            low = (m & -m).bit_length()
+                            above = 0
+                            for seat in range(table.players):
+                                if seat != leader:
+                                    above += pop[hands[seat * 4 + k] >> low]
+                            if above > top:
+                                top = above
+                                ties = [(m, k)]
+                            elif above == top:
+                                ties.append((m, k))
+                        safe = ties
                     mask, led = safe[int(rnd() * len(safe))]
                     r = (mask & -mask).bit_length() - 1
             hands[base + led] ^= 1 << r

@@ -1,9 +1,10 @@
 """Named sets of arena comparisons, run one after another: ``heartsuit hearts arena --suite``.
 
-``issue9`` is every comparison issue 9 asks for: each level one-against-three against the level
-below it (``search`` is ``hard`` with its budget cut to 0.1 CPU s per decision), points per
-hand on duplicate deals; the 0.1 s search one-against-the-rest in whole matches to 100 (share
-of matches won, even being one seat's share) in the standard rules and in every other preset;
+``issue9`` is every comparison issue 9 asks for: ``hard`` with its budget cut to about 0.1 CPU s
+per decision (``hard100``, counted in playouts) and at its full budget against three heuristic
+players, and each level one-against-three against the level below it, points per hand on
+duplicate deals; ``hard100`` one-against-the-rest in whole matches to 100 (share of matches
+won, even being one seat's share) in the standard rules and in every other preset;
 and, from every comparison, how often each bot shoots the moon and lets another seat shoot.
 Each comparison keeps its own results file in the output directory, so a stopped suite goes on
 where it stopped.
@@ -43,10 +44,16 @@ def _one_against(bot: str, others: str, preset: str = "standard") -> tuple[str, 
 SUITES: dict[str, tuple[Comparison, ...]] = {
     "issue9": (
         Comparison(
-            "search-vs-heuristic",
-            "hard at 0.1 s per decision against three heuristic players: points per hand",
-            _one_against("search", "heuristic"),
-            200,
+            "hard100-vs-heuristic",
+            "hard at about 0.1 s per decision against three heuristic players: points per hand",
+            _one_against("hard100", "heuristic"),
+            500,
+        ),
+        Comparison(
+            "hard-vs-heuristic",
+            "hard at its full budget against three heuristic players: points per hand",
+            _one_against("hard", "heuristic"),
+            100,
         ),
         Comparison(
             "hard-vs-normal",
@@ -68,10 +75,10 @@ SUITES: dict[str, tuple[Comparison, ...]] = {
         ),
         *(
             Comparison(
-                f"search-vs-heuristic-matches-{preset}",
-                f"hard at 0.1 s against heuristic players, whole matches to 100 ({preset}): "
+                f"hard100-vs-heuristic-matches-{preset}",
+                f"hard at about 0.1 s against heuristic players, whole matches to 100 ({preset}): "
                 "share of matches won",
-                _one_against("search", "heuristic", preset),
+                _one_against("hard100", "heuristic", preset),
                 50 if preset == "standard" else 25,
                 preset,
                 "matches",

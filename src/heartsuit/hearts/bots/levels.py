@@ -1,7 +1,9 @@
 """The search budgets behind the registry's levels (measured in docs/hearts-bots.md).
 
 Budgets are counted in playouts, so a level's choice depends only on its seed and the view (a
-replay or a takeover makes the same choice). ``TIMED`` is the benchmark's fixed-time search.
+replay or a takeover makes the same choice). ``HARD_100MS`` is ``HARD`` cut to what about
+0.1 CPU s buys on the development machine (the arena's evidence runs); ``TIMED`` is the
+benchmark's fixed-time search.
 """
 
 from __future__ import annotations
@@ -13,5 +15,7 @@ from heartsuit.hearts.bots.search import SearchConfig
 NORMAL = SearchConfig(playouts=180, passing=PassConfig(playouts=300))
 # mean under 1 s, p99 under 2 s per decision
 HARD = SearchConfig(playouts=6000, passing=PassConfig(playouts=8000))
+# hard's player with its budget cut to about 0.1 CPU s per decision, counted in playouts
+HARD_100MS = SearchConfig(playouts=1000, passing=PassConfig(playouts=750))
 # 0.1 CPU second per decision, whatever that buys
 TIMED = SearchConfig(playouts=None, seconds=0.1, passing=PassConfig(playouts=1500))

@@ -15,10 +15,15 @@ then deals the unseen cards into one random world that agrees with all of it:
 * Cancellation: two packs (a card can be unseen twice) and a kitty of ``kitty_size`` unseen
   cards, which is the last "seat" of a world.
 
+Besides these facts, :class:`Knowledge` keeps what the others' plays *suggest*
+(:func:`unlikely_cards`: who probably has no Q♠); that only lowers the odds of dealing a card
+there, it never rules it out.
+
 Cards are fast-path indices (``suit * 13 + rank - 2``, suits C, D, H, S). The deal is
 sequential: each card goes to a seat that may hold it, with odds proportional to the room left
-(exactly uniform when nothing is known); a card with no room left moves others along a shortest
-augmenting path, so a world exists whenever the knowledge is consistent.
+(exactly uniform when nothing is known, times :data:`UNLIKELY_WEIGHT` where it is doubted);
+a card with no room left moves others along a shortest augmenting path, so a world exists
+whenever the knowledge is consistent.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from dataclasses import dataclass
 from heartsuit.cards import Card, Suit
 from heartsuit.hearts.fast_tables import card_index
 from heartsuit.hearts.rules import HOLD, QUEEN_OF_SPADES
-from heartsuit.hearts.view import SeatView
+from heartsuit.hearts.view import SeatView, TrickRecord
 from heartsuit.shuffle import Rng
 
 ALL = (1 << 52) - 1
@@ -59,6 +64,8 @@ class Knowledge:
     need: tuple[int, ...]  # per slot (seats, then the kitty): cards it holds unseen; 0 for self
     allowed: tuple[int, ...]  # per slot: 52-bit mask of the cards it may hold
     pinned: tuple[tuple[int, ...], ...]  # per slot: cards it surely holds (this seat's pass)
+    # per slot: 52-bit mask of cards it probably does not hold (see :func:`unlikely_cards`)
+    unlikely: tuple[int, ...] = ()
 
 
 def played_cards(view: SeatView) -> list[Card]:
@@ -68,8 +75,10 @@ def played_cards(view: SeatView) -> list[Card]:
     return out
 
 
-def knowledge(view: SeatView) -> Knowledge:
-    """Read everything ``view``'s seat knows about where the unseen cards are."""
+def knowledge(view: SeatView, soft: bool = True) -> Knowledge:
+    """Read everything ``view``'s seat knows about where the unseen cards are.
+
+    ``soft`` also reads what the other seats' plays suggest (:func:`unlikely_cards`)."""
     rules = view.rules
     n = rules.players
     me = view.seat
@@ -110,6 +119,7 @@ def knowledge(view: SeatView) -> Knowledge:
     kitty_hidden = view.kitty_size if not view.kitty else 0
     need.append(kitty_hidden)
     allowed[me] = 0
+    unlikely = unlikely_cards(view, records) if soft else [0] * (n + 1)
     return Knowledge(
         seat=me,
         players=n,
@@ -117,7 +127,51 @@ def knowledge(view: SeatView) -> Knowledge:
         need=tuple(need),
         allowed=tuple(allowed),
         pinned=tuple(pinned),
+        unlikely=tuple(unlikely),
     )
+
+
+UNLIKELY_WEIGHT = 0.1  # odds of dealing a card to a seat whose plays suggest it lacks it
+
+
+def unlikely_cards(view: SeatView, records: list[TrickRecord]) -> list[int]:
+    """Per slot, the cards its plays suggest it does not hold (soft: worlds only weigh them).
+
+    Nearly every player, and every bot here, gets rid of Q♠ at the first safe chance, so while
+    Q♠ is still out:
+
+    * a seat that did not follow suit and threw anything but Q♠ probably has no Q♠;
+    * a seat that followed a spade trick already won by K♠ or A♠ with another spade than Q♠
+      probably has no Q♠;
+    * a seat that led a spade probably has no Q♠.
+
+    Only the first trick, where Q♠ may not be thrown, is not read this way. None of this ever
+    rules a card out: a world may still deal it there, with lower odds.
+    """
+    n = view.rules.players
+    out = [0] * (n + 1)
+    if view.rules.packs != 1:
+        return out
+    queen_out = True
+    for number, record in enumerate(records):
+        plays = record.plays
+        if not plays:
+            continue
+        led = plays[0][1].suit
+        best: Card | None = None
+        for k, (seat, card) in enumerate(plays):
+            if queen_out and seat != view.seat and card != QUEEN_OF_SPADES:
+                threw = card.suit is not led and number > 0
+                under = card.suit is Suit.SPADES and led is Suit.SPADES and (
+                    k == 0 or (best is not None and best.rank > QUEEN_OF_SPADES.rank)
+                )
+                if threw or under:
+                    out[seat] |= QUEEN_BIT
+            if card.suit is led and (best is None or card.rank > best.rank):
+                best = card
+            if card == QUEEN_OF_SPADES:
+                queen_out = False
+    return out
 
 
 def sample(know: Knowledge, rng: Rng) -> list[list[int]]:
@@ -142,19 +196,40 @@ def sample(know: Knowledge, rng: Rng) -> list[list[int]]:
     fits = {c: sum(1 for s in range(slots) if allowed[s] >> c & 1) for c in set(cards)}
     cards.sort(key=fits.__getitem__)
     movable = [len(p) for p in know.pinned]  # hands[s][movable[s]:] may move (not pinned)
+    doubted = 0
+    for mask in know.unlikely:
+        doubted |= mask
     for card in cards:
         open_slots = [s for s in range(slots) if room[s] and allowed[s] >> card & 1]
         if open_slots:
-            pick = rng.below(sum(room[s] for s in open_slots))
-            for s in open_slots:
-                pick -= room[s]
-                if pick < 0:
-                    break
+            if doubted >> card & 1:
+                s = _weighted_slot(card, open_slots, room, know.unlikely, rng)
+            else:
+                pick = rng.below(sum(room[s] for s in open_slots))
+                for s in open_slots:
+                    pick -= room[s]
+                    if pick < 0:
+                        break
             hands[s].append(card)
             room[s] -= 1
         else:
             _augment(card, hands, room, allowed, movable)
     return hands
+
+
+def _weighted_slot(
+    card: int, open_slots: list[int], room: list[int], unlikely: tuple[int, ...], rng: Rng
+) -> int:
+    """A slot for ``card``: odds by room, times :data:`UNLIKELY_WEIGHT` where it is doubted."""
+    scale = 1000
+    low = int(UNLIKELY_WEIGHT * scale)
+    weights = [room[s] * (low if unlikely[s] >> card & 1 else scale) for s in open_slots]
+    pick = rng.below(sum(weights))
+    for s, w in zip(open_slots, weights, strict=True):
+        pick -= w
+        if pick < 0:
+            return s
+    return open_slots[-1]
 
 
 def _augment(

@@ -7,9 +7,10 @@ scored with the table's real rules (moon, J♦, spade penalties) and, near the e
 what the hand does to the match (the exactly-100 reset, who wins). Two algorithms:
 
 * ``"pimc"`` — determinized sampling (perfect-information Monte Carlo): every sampled world
-  plays every legal card, each followed by a guided playout; the best mean wins. When the hand
-  might shoot the moon (nobody else has points yet, and it is strong), each card is also played
-  out with this seat going for the moon, and a card is worth the better of the two plans.
+  plays every legal card, each followed by a guided playout; the best mean wins. Cards worth
+  the same (:func:`equivalent_groups`) are played once. Optionally (``moon_plans``, off), when
+  the hand might shoot the moon, each card is also played out with this seat going for the
+  moon, and a card is worth the better of the two plans.
 * ``"ismcts"`` — single-observer information-set MCTS: one tree of this seat's and the others'
   plays, a fresh world per iteration, UCB with availability counts, guided rollouts.
 
@@ -17,8 +18,10 @@ Budgets: ``playouts`` (deterministic: the same seed and view give the same card)
 ``seconds`` of CPU time (``time.process_time``; machine-dependent). Every random choice comes
 from generators seeded by the bot's seed and the decision's view, never from earlier calls.
 
-Cancellation (two packs, a kitty, held-over tricks) has no guided fast path; the bot plays it
-with :class:`~heartsuit.hearts.bots.heuristic.HeuristicBot`, and passes like it there too.
+Cancellation (two packs, a kitty, held-over tricks) is searched by PIMC on the two-pack path
+(:mod:`heartsuit.hearts.fast_cancel`'s guided playouts) with ``cancel_share`` of the playout
+budget; its passes (when the table passes) are :class:`~heartsuit.hearts.bots.heuristic.
+HeuristicBot`'s.
 """
 
 from __future__ import annotations
@@ -35,6 +38,12 @@ from heartsuit.hearts.bots.passing import PassConfig, choose_pass_by_playouts
 from heartsuit.hearts.bots.sampling import Knowledge, knowledge, sample
 from heartsuit.hearts.bots.utility import MOON_ALERT, Scorer
 from heartsuit.hearts.fast import FastState, Table, position_from_view
+from heartsuit.hearts.fast_cancel import (
+    CancelState,
+    CancelTable,
+    cancel_position_from_view,
+    guided_playout,
+)
 from heartsuit.hearts.fast_policy import policy_out
 from heartsuit.hearts.fast_tables import card_index, index_card, split_suits
 from heartsuit.hearts.view import SeatView
@@ -54,6 +63,18 @@ class SearchConfig:
     exploration: float = 0.7  # ISMCTS: UCB constant, on utilities scaled to about -1..0
     # PIMC: also judge each card with this seat shooting the moon (off: measured no better)
     moon_plans: bool = False
+    # PIMC: judge one card of each set of equivalent cards (see :func:`equivalent_groups`)
+    merge_equivalent: bool = True
+    # worlds weigh what the other seats' plays suggest (sampling.unlikely_cards)
+    infer: bool = True
+    # Cancellation: search with guided two-pack playouts (False: play like HeuristicBot), on
+    # this share of the playout budget (a two-pack playout costs several one-pack ones)
+    cancellation: bool = True
+    cancel_share: float = 0.2
+    # guided playouts: lead low spades to flush Q♠ out (fast_policy.policy_out's ``flush``)
+    flush_queen: bool = False
+    # guided playouts: lead the suit the others can best beat (``policy_out``'s ``safe_leads``)
+    safe_leads: bool = False
     passing: PassConfig = field(default_factory=PassConfig)
 
 
@@ -78,6 +99,40 @@ def decision_seed(seed: int, view: SeatView, what: str) -> int:
     played = sum(len(t.plays) for t in view.tricks) + (len(view.trick.plays) if view.trick else 0)
     hand = "".join(c.code for c in view.hand)
     return derive_seed(f"{what}/{seed}/{view.seat}/{view.hand_number}/{played}/{hand}", 0)
+
+
+def equivalent_groups(table: Table, view: SeatView, moves: list[int]) -> list[list[int]]:
+    """The legal ``moves`` in sets of cards that are worth the same, lowest card first.
+
+    Two cards of one suit in the seat's hand are equivalent when they carry the same points,
+    break hearts alike and are alike barred (or not) from the first trick, and no card that
+    another seat may still play lies between them: every rank in between is in this hand or in
+    a finished trick (a card on the trick in progress counts as still in play). Whichever of
+    them is played, every other seat's cards beat or lose to it alike, so the rest of the hand
+    can go exactly the same way; searching one of them is enough.
+    """
+    gone = sum(1 << card_index(c) for c in view.hand)
+    for record in view.tricks:
+        gone |= sum(1 << card_index(c) for _, c in record.plays)
+    groups: list[list[int]] = []
+    last = -2
+    for move in sorted(moves):
+        if groups and move // 13 == last // 13:
+            suit, r = divmod(move, 13)
+            head = groups[-1][0] % 13
+            between = ((1 << move) - 1) & ~((1 << (last + 1)) - 1)
+            if (
+                between & ~gone == 0
+                and table.suit_tally[suit][r] == table.suit_tally[suit][head]
+                and table.suit_breaks[suit][r] == table.suit_breaks[suit][head]
+                and (table.first_banned[suit] >> r & 1) == (table.first_banned[suit] >> head & 1)
+            ):
+                groups[-1].append(move)
+                last = move
+                continue
+        groups.append([move])
+        last = move
+    return groups
 
 
 class SearchBot:
@@ -110,14 +165,23 @@ class SearchBot:
         self.last_playouts = 0
         if len(legal) == 1:
             return legal[0]
-        if view.rules.packs != 1:
-            return self.fallback.choose_play(view)
         seed = decision_seed(self.seed, view, "play")
+        if view.rules.packs != 1:
+            if not self.config.cancellation:
+                return self.fallback.choose_play(view)
+            cancel = _CancelSearch(view, self.config, seed)
+            index = cancel.pimc(sorted(card_index(c) for c in legal))
+            self.last_playouts = cancel.budget.used
+            return index_card(index)
         search = _Search(view, self.config, seed)
         if self.config.algorithm == "ismcts":
             index = search.ismcts([card_index(c) for c in legal])
         else:
-            index = search.pimc([card_index(c) for c in legal])
+            moves = [card_index(c) for c in legal]
+            if self.config.merge_equivalent:
+                groups = equivalent_groups(search.table, view, moves)
+                moves = [group[0] for group in groups]
+            index = search.pimc(moves) if len(moves) > 1 else moves[0]
         self.last_playouts = search.budget.used
         return index_card(index)
 
@@ -130,7 +194,7 @@ class _Search:
         self.config = config
         self.me = view.seat
         self.table = Table.of(view.rules)
-        self.know: Knowledge = knowledge(view)
+        self.know: Knowledge = knowledge(view, soft=config.infer)
         self.rng = Rng(seed)
         self.rnd = random.Random(seed).random
         self.scorer = Scorer(self.table, view.scores)
@@ -175,6 +239,8 @@ class _Search:
             self.config.noise,
             shooter,
             self.moon_at,
+            flush=self.config.flush_queen,
+            safe_leads=self.config.safe_leads,
         )
         self.budget.used += 1
         return self.scorer.utilities(tallies)
@@ -265,6 +331,45 @@ class _Search:
                 child.total += gains[mover] * scale
         visits = [root.children[m].visits if m in root.children else 0 for m in moves]
         return moves[max(range(len(moves)), key=visits.__getitem__)]
+
+
+class _CancelSearch:
+    """PIMC for Cancellation: worlds with a kitty, guided playouts on the two-pack path."""
+
+    def __init__(self, view: SeatView, config: SearchConfig, seed: int) -> None:
+        self.view = view
+        self.config = config
+        self.me = view.seat
+        self.table = CancelTable.of(view.rules)
+        self.know: Knowledge = knowledge(view, soft=False)
+        self.rng = Rng(seed)
+        self.rnd = random.Random(seed).random
+        self.scorer = Scorer(self.table, view.scores)
+        share = config.cancel_share
+        playouts = None if config.playouts is None else max(1, int(config.playouts * share))
+        seconds = None if config.seconds is None else config.seconds
+        self.budget = Budget(playouts, seconds)
+
+    def world(self) -> CancelState:
+        world = sample(self.know, self.rng)
+        n = self.table.players
+        hidden = [[index_card(i) for i in world[s]] for s in range(n)]
+        kitty = self.view.kitty or [index_card(i) for i in world[n]]
+        return CancelState(self.table, cancel_position_from_view(self.view, hidden, kitty))
+
+    def pimc(self, moves: list[int]) -> int:
+        sums = [0.0] * len(moves)
+        worlds = 0
+        while worlds == 0 or not self.budget.spent():
+            state = self.world()
+            worlds += 1
+            for k, move in enumerate(moves):
+                after = state.copy()
+                after.play(move)
+                guided_playout(after, self.rnd, self.config.noise)
+                self.budget.used += 1
+                sums[k] += self.scorer.utilities(after.tallies)[self.me]
+        return moves[max(range(len(moves)), key=sums.__getitem__)]
 
 
 class _Node:

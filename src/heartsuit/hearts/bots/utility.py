@@ -8,6 +8,7 @@ and ending the match among the winners earns :data:`WIN_BONUS`.
 
 from __future__ import annotations
 
+from heartsuit.hearts.fast_cancel import CancelTable, cancel_points
 from heartsuit.hearts.fast_tables import Table, hand_points
 from heartsuit.hearts.scoring import add_hand, match_over, winners
 
@@ -18,7 +19,7 @@ MOON_ALERT = 0.35  # share of the hand's penalty points that makes a lone taker 
 class Scorer:
     """Hand points to utilities per seat: minus the points, and near a match's end its result."""
 
-    def __init__(self, table: Table, scores: tuple[int, ...]) -> None:
+    def __init__(self, table: Table | CancelTable, scores: tuple[int, ...]) -> None:
         rules = table.rules
         self.table = table
         self.rules = rules
@@ -27,7 +28,10 @@ class Scorer:
         self.endgame = max(self.scores) + max(table.moon_total, 1) >= rules.target
 
     def utilities(self, tallies: list[int]) -> list[float]:
-        points = hand_points(self.table, tallies, self.scores)
+        if isinstance(self.table, CancelTable):
+            points = cancel_points(self.table, tallies, self.scores)
+        else:
+            points = hand_points(self.table, tallies, self.scores)
         if not self.endgame:
             return [-float(p) for p in points]
         totals = add_hand(self.rules, self.scores, points)
