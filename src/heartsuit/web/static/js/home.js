@@ -33,9 +33,14 @@ const conn = new Connection({
         score: game.score,
       });
     }
-    // the deal of the day: how everyone fares with it today, and the player's daily streak
-    const stats = await conn.request({ type: "stats", limit: 1 });
-    const daily = stats.daily;
+    // the deal of the day: how everyone fares with it today, and the player's daily streak (a
+    // nicety: if the figures cannot be had now, the daily button stands on its own)
+    let daily = null;
+    try {
+      daily = (await conn.request({ type: "stats", limit: 1 })).daily;
+    } catch (error) {
+      console.warn("heartsuit: no figures for the deal of the day", error);
+    }
     if (daily) {
       const parts = [t("home.daily_today", { players: daily.players, winners: daily.winners })];
       if (daily.won_today) parts.push(t("home.daily_won"));
