@@ -7,7 +7,9 @@ of the store under test.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import secrets
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
@@ -16,6 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy import text
+from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import create_async_engine
 from starlette.testclient import TestClient
 from starlette.testclient import WebSocketTestSession as Socket
 
@@ -165,3 +170,24 @@ def site_rows(site: Site, query: str) -> list[tuple[Any, ...]]:
     """Rows of a query on the site's database, read outside the app."""
     with closing(sqlite3.connect(site.db_path)) as db:
         return list(db.execute(query).fetchall())
+
+
+@contextmanager
+def scratch_database(server_url: str, prefix: str) -> Iterator[str]:
+    """A URL of a new, empty database named ``<prefix>_<random>`` on the PostgreSQL server of
+    ``server_url`` (whose user may create databases), dropped afterwards even if still in use."""
+    name = f"{prefix}_{secrets.token_hex(6)}"
+
+    async def admin(statement: str) -> None:
+        engine = create_async_engine(server_url, isolation_level="AUTOCOMMIT")
+        try:
+            async with engine.connect() as conn:
+                await conn.execute(text(statement))
+        finally:
+            await engine.dispose()
+
+    asyncio.run(admin(f'CREATE DATABASE "{name}"'))
+    try:
+        yield make_url(server_url).set(database=name).render_as_string(hide_password=False)
+    finally:
+        asyncio.run(admin(f'DROP DATABASE "{name}" WITH (FORCE)'))

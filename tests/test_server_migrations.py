@@ -13,9 +13,8 @@ import importlib
 import json
 import os
 import pkgutil
-import secrets
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -36,7 +35,6 @@ from sqlalchemy import (
     String,
     Table,
     inspect,
-    make_url,
     text,
 )
 from sqlalchemy.exc import IntegrityError
@@ -53,7 +51,14 @@ from heartsuit.server.settings import Settings, sqlite_url
 from heartsuit.server.solitaire_stats import recount
 from heartsuit.server.solitaire_view import game_view
 from heartsuit.solitaire import Game, Target
-from tests.server_support import START_MS, TEST_ORIGINS, FakeClock, Peer, comparable
+from tests.server_support import (
+    START_MS,
+    TEST_ORIGINS,
+    FakeClock,
+    Peer,
+    comparable,
+    scratch_database,
+)
 
 POSTGRES_URL = os.environ.get("HEARTSUIT_TEST_POSTGRES", "")
 needs_postgres = pytest.mark.skipif(
@@ -111,24 +116,9 @@ TAPS: list[Target] = ["stock", "stock", 25, "waste", "stock", 3]
 # --- where the checks run ----------------------------------------------------------------------
 
 
-@contextmanager
-def postgres_database() -> Iterator[str]:
+def postgres_database() -> AbstractContextManager[str]:
     """A URL of a new, empty PostgreSQL database, dropped afterwards."""
-    name = f"heartsuit_migrations_{secrets.token_hex(6)}"
-
-    async def admin(statement: str) -> None:
-        engine = create_async_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT")
-        try:
-            async with engine.connect() as conn:
-                await conn.execute(text(statement))
-        finally:
-            await engine.dispose()
-
-    asyncio.run(admin(f'CREATE DATABASE "{name}"'))
-    try:
-        yield make_url(POSTGRES_URL).set(database=name).render_as_string(hide_password=False)
-    finally:
-        asyncio.run(admin(f'DROP DATABASE "{name}"'))
+    return scratch_database(POSTGRES_URL, "heartsuit_migrations")
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=needs_postgres)])

@@ -12,11 +12,9 @@ leases back or telling Redis it is gone, as a process killed with SIGKILL would 
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import os
-import secrets
 import signal
 import sqlite3
 import subprocess
@@ -24,21 +22,18 @@ import sys
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack, closing, contextmanager
+from contextlib import AbstractContextManager, ExitStack, closing
 from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import text
-from sqlalchemy.engine import make_url
-from sqlalchemy.ext.asyncio import create_async_engine
 
 from heartsuit.server.hearts_service import HeartsService
 from heartsuit.server.hearts_tables import LogEntry
 from heartsuit.server.settings import sqlite_url
 from tests.hearts_support import Seat, play_until_over
 from tests.server_process import free_port
-from tests.server_support import Peer, Site, running_site
+from tests.server_support import Peer, Site, running_site, scratch_database
 
 REDIS_URL = os.environ.get("HEARTSUIT_TEST_REDIS", "")
 POSTGRES_URL = os.environ.get("HEARTSUIT_TEST_POSTGRES", "")
@@ -52,24 +47,9 @@ LEASE_MS = 600
 GRACE_MS = 500
 
 
-@contextmanager
-def postgres_database() -> Iterator[str]:
+def postgres_database() -> AbstractContextManager[str]:
     """A URL of a new, empty PostgreSQL database, dropped afterwards."""
-    name = f"heartsuit_procs_{secrets.token_hex(6)}"
-
-    async def admin(statement: str) -> None:
-        engine = create_async_engine(POSTGRES_URL, isolation_level="AUTOCOMMIT")
-        try:
-            async with engine.connect() as conn:
-                await conn.execute(text(statement))
-        finally:
-            await engine.dispose()
-
-    asyncio.run(admin(f'CREATE DATABASE "{name}"'))
-    try:
-        yield make_url(POSTGRES_URL).set(database=name).render_as_string(hide_password=False)
-    finally:
-        asyncio.run(admin(f'DROP DATABASE "{name}" WITH (FORCE)'))
+    return scratch_database(POSTGRES_URL, "heartsuit_procs")
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=needs_postgres)])
