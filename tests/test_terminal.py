@@ -256,10 +256,10 @@ def test_wrap_breaks_between_words_only(width: int) -> None:
 
 
 def test_wrap_continues_a_command_line_under_its_description() -> None:
-    line = "  s       sentuh tumpukan ambil (buka satu kartu, atau balikkan buangan bila habis)"
+    line = "  s       ketuk tumpukan ambil (buka satu kartu, atau balikkan buangan bila habis)"
     wrapped = wrap(line, 60).split("\n")
     assert len(wrapped) == 2
-    assert wrapped[0].startswith("  s       sentuh")
+    assert wrapped[0].startswith("  s       ketuk")
     assert wrapped[1].startswith(" " * 10) and not wrapped[1].startswith(" " * 11)
     assert wrap("short", 60) == "short"
     assert wrap("a\n\nb", 10) == "a\n\nb"

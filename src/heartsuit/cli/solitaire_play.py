@@ -103,10 +103,10 @@ STRINGS: Final[dict[Language, dict[str, str]]] = {
         "prompt": "> ",
         "help": (
             "Perintah:\n"
-            "  1..25   sentuh kartu di tempat itu pada hati\n"
-            "  s       sentuh tumpukan ambil (buka satu kartu, atau balikkan buangan bila habis)\n"
-            "  w       sentuh kartu teratas buangan\n"
-            "  u       batalkan langkah terakhir (paling banyak 100 langkah)\n"
+            "  1..25   ketuk kartu di tempat itu pada hati\n"
+            "  s       ketuk tumpukan ambil (buka satu kartu, atau balikkan buangan bila habis)\n"
+            "  w       ketuk kartu teratas buangan\n"
+            "  u       urungkan langkah terakhir (paling banyak 100 langkah)\n"
             "  n       permainan baru (n KODE memainkan susunan itu)\n"
             "  h       bantuan ini\n"
             "  q       keluar\n"
@@ -118,13 +118,13 @@ STRINGS: Final[dict[Language, dict[str, str]]] = {
         "empty_place": "Tempat itu sudah kosong.",
         "empty_waste": "Buangan kosong.",
         "nothing_to_flip": "Tumpukan ambil dan buangan sama-sama kosong.",
-        "undone": "Langkah dibatalkan.",
-        "nothing_to_undo": "Tidak ada langkah untuk dibatalkan.",
+        "undone": "Langkah diurungkan.",
+        "nothing_to_undo": "Tidak ada langkah untuk diurungkan.",
         "dead_end": "Tidak ada lagi langkah yang bisa dilakukan",
-        "dead_end_offer": "Ketik u untuk membatalkan langkah atau n untuk permainan baru.",
-        "won": "Anda menang! Waktu {time}, {moves} langkah, skor {score}.",
+        "dead_end_offer": "Ketik u untuk mengurungkan langkah atau n untuk permainan baru.",
+        "won": "Kamu menang! Waktu {time}, {moves} langkah, skor {score}.",
         "won_offer": "Ketik n untuk permainan baru atau q untuk keluar.",
-        "over": "Permainan ini sudah selesai: ketik u untuk membatalkan, n untuk baru, q keluar.",
+        "over": "Permainan ini sudah selesai: ketik u untuk mengurungkan, n untuk baru, q keluar.",
         "unknown": "Perintah {text!r} tidak dikenal. Ketik h untuk bantuan.",
         "no_position": "Tidak ada tempat {number}: tempat bernomor 1 sampai 25.",
         "bad_code": "Kode susunan itu tidak sah: {error}",
