@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Hashable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -59,6 +59,9 @@ class _Write:
     #: the steps that have rows (a step without rows writes nothing)
     steps: tuple[Step, ...]
     done: asyncio.Future[None]
+    #: whose rows it changes (None: nobody's in particular): two writes of one key are never
+    #: interleaved step by step, so each sees what the one before it wrote
+    key: Hashable | None = None
     #: which statements, in order: writes of one shape are written together
     shape: tuple[int, ...] = ()
 
@@ -82,13 +85,18 @@ async def _run_many(conn: AsyncConnection, group: list[_Write]) -> None:
 
 def _same_shape(batch: list[_Write]) -> list[list[_Write]]:
     """The batch cut into runs of consecutive writes of the same shape (so that no write's
-    steps run out of their order)."""
+    steps run out of their order), a run ending before a second write of the same key (so
+    that it runs after the first one's last step, as if alone)."""
     groups: list[list[_Write]] = []
+    keys: set[Hashable] = set()
     for write in batch:
-        if groups and groups[-1][0].shape == write.shape:
+        if groups and groups[-1][0].shape == write.shape and write.key not in keys:
             groups[-1].append(write)
         else:
             groups.append([write])
+            keys = set()
+        if write.key is not None:
+            keys.add(write.key)
     return groups
 
 
@@ -176,7 +184,7 @@ class Database:
         async with self._write_lock, self._writer(engine) as conn:
             yield conn
 
-    async def write(self, *steps: Step) -> None:
+    async def write(self, *steps: Step, key: Hashable | None = None) -> None:
         """Run ``steps`` in order as one atomic write, committed before this returns.
 
         This is the path for the writes behind every accepted move: on SQLite, writes that
@@ -185,10 +193,12 @@ class Database:
         ``executemany`` (writes of the same shape, in their order) in one transaction, so a
         hundred waiting moves cost a few round trips to the database and one commit instead of
         a few hundred and a hundred. Each caller returns only once its batch is committed, so
-        a move is on disk before anyone is told of it. If a write of the batch breaks a
-        constraint (a second writer of a log entry), the batch is rolled back and written again
-        with each write in a SAVEPOINT of its own: that write raises, the others are
-        committed. If the commit fails, every write of the batch raises.
+        a move is on disk before anyone is told of it. Writes that name the same ``key``
+        (whose rows they change: a player, whose running totals one write may read and the
+        next change) are written one after the other, never step by step together. If a write
+        of the batch breaks a constraint (a second writer of a log entry), the batch is rolled
+        back and written again with each write in a SAVEPOINT of its own: that write raises,
+        the others are committed. If the commit fails, every write of the batch raises.
 
         On PostgreSQL (many processes, a pool of connections) each write is a transaction of
         its own; the server batches concurrent commits itself.
@@ -199,7 +209,7 @@ class Database:
                 await _run(conn, steps)
             return
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._pending.append(_Write(steps, done))
+        self._pending.append(_Write(steps, done, key))
         if self._flusher is None or self._flusher.done():
             self._flusher = asyncio.create_task(self._flush(engine))
         await done
