@@ -194,7 +194,8 @@ def test_totals_stay_exact_when_many_players_finish_games_in_the_same_batches(
 ) -> None:
     """Many players win, reach dead ends, undo out of them and leave games at the same time,
     so their moves share transactions: each one's totals are still those its games give."""
-    db, commits = Database(sqlite_url(tmp_path / "many.sqlite3")), []
+    db = Database(sqlite_url(tmp_path / "many.sqlite3"))
+    commits: list[int] = []
 
     async def main() -> None:
         await db.open()
@@ -246,7 +247,8 @@ def test_totals_stay_exact_when_many_players_finish_games_in_the_same_batches(
 def test_one_players_games_ending_in_one_batch_count_in_order(tmp_path: Path) -> None:
     """Wins, losses and undone losses of one player in the same transaction: each is applied
     after the one before it (a loss keeps the streak it ended, the next loss finds none)."""
-    db, commits = Database(sqlite_url(tmp_path / "one.sqlite3")), []
+    db = Database(sqlite_url(tmp_path / "one.sqlite3"))
+    commits: list[int] = []
 
     async def main() -> None:
         await db.open()
@@ -282,7 +284,7 @@ def test_one_players_games_ending_in_one_batch_count_in_order(tmp_path: Path) ->
                 fewest_moves=40,
             )
             async with db.reading() as conn:
-                kept = dict(
+                kept: dict[str, int | None] = dict(
                     (await conn.execute(
                         text("SELECT id, streak_before FROM solitaire_games WHERE id IN "
                              "('g5', 'g6')")
