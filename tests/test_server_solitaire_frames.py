@@ -12,6 +12,7 @@ from heartsuit.server.solitaire_endpoint import _encoded
 from heartsuit.server.solitaire_protocol import Event, SolitaireStale, SolitaireState
 from heartsuit.server.solitaire_view import game_view, tap_event
 from heartsuit.solitaire import Game
+from heartsuit.solitaire.taps import check_target
 from tests.test_server_games import flat_win
 
 CODE = "HH1-N-AAAAAAM"
@@ -32,7 +33,7 @@ def test_every_state_of_a_won_game_is_framed_as_encode_frames_it() -> None:
     said: list[str] = []
     # a mismatch or a covered card now and then, with "Move errors" on, in both languages
     for index, target in enumerate([*taps[:3], 1, *taps[3:]]):
-        result = game.tap(target, now=index / 2)
+        result = game.tap(check_target(target), now=index / 2)
         view = game_view(
             game,
             game_id="g-1",

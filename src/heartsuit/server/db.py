@@ -4,7 +4,8 @@ One :class:`Database` is opened when the app starts. Opening it brings the schem
 (the Alembic migrations in :mod:`heartsuit.server.migrations`) before anything else touches it;
 the stores (``players_store``, ``solitaire_store``, one module per concern) each take the open
 ``Database`` and read through :meth:`Database.reading` and write through
-:meth:`Database.writing`. The same SQL runs on SQLite (aiosqlite, the default) and on
+:meth:`Database.write` (group commit: the writes behind moves) or :meth:`Database.writing` (a
+block of statements). The same SQL runs on SQLite (aiosqlite, the default) and on
 PostgreSQL (asyncpg) when ``DATABASE_URL`` says so.
 
 Each store module declares the tables it queries on :data:`metadata`; a migration, not that
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Executable, MetaData, event
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from heartsuit.server import migrations
@@ -98,6 +99,16 @@ def _same_shape(batch: list[_Write]) -> list[list[_Write]]:
         if write.key is not None:
             keys.add(write.key)
     return groups
+
+
+#: PostgreSQL's deadlock_detected and serialization_failure: the transaction was aborted, and
+#: the same writes may succeed when tried again
+_TRY_AGAIN = frozenset({"40P01", "40001"})
+
+
+def _written_again(exc: DBAPIError) -> bool:
+    """Whether a failed batch may be written again, one write at a time."""
+    return getattr(exc.orig, "sqlstate", None) in _TRY_AGAIN
 
 
 def _settle(done: asyncio.Future[None], error: BaseException | None) -> None:
@@ -200,14 +211,13 @@ class Database:
         back and written again with each write in a SAVEPOINT of its own: that write raises,
         the others are committed. If the commit fails, every write of the batch raises.
 
-        On PostgreSQL (many processes, a pool of connections) each write is a transaction of
-        its own; the server batches concurrent commits itself.
+        On PostgreSQL the same: a process writes its batches one at a time on a connection of
+        its own (other processes write theirs at the same time, and ``writing()`` blocks take
+        connections from the pool). A batch that PostgreSQL aborts for a deadlock or a
+        serialization failure (two processes' batches touching the same rows in another order)
+        is written again with each write in a transaction of its own.
         """
         engine = self.engine
-        if self._write_lock is None:
-            async with engine.begin() as conn:
-                await _run(conn, steps)
-            return
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._pending.append(_Write(steps, done, key))
         if self._flusher is None or self._flusher.done():
@@ -215,8 +225,11 @@ class Database:
         await done
 
     async def _flush(self, engine: AsyncEngine) -> None:
-        assert self._write_lock is not None
         while self._pending:
+            if self._write_lock is None:
+                batch, self._pending = self._pending, []
+                await self._write_batch(engine, batch)
+                continue
             async with self._write_lock:
                 batch, self._pending = self._pending, []
                 await self._write_batch(engine, batch)
@@ -236,6 +249,17 @@ class Database:
                                 await _run(conn, write.steps)
                         except IntegrityError as exc:
                             _settle(write.done, exc)
+            except DBAPIError as exc:
+                if not _written_again(exc):
+                    raise
+                # another process's transaction held rows this batch needed, in another order:
+                # nothing of it was committed; each write alone cannot deadlock with a batch
+                for write in batch:
+                    try:
+                        async with self._writer(engine) as conn:
+                            await _run(conn, write.steps)
+                    except Exception as alone:
+                        _settle(write.done, alone)
         except BaseException as exc:
             for write in batch:
                 _settle(write.done, exc)
@@ -247,9 +271,9 @@ class Database:
 
     @asynccontextmanager
     async def _writer(self, engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
-        """A SQLite write transaction that takes the write lock at its start, on the one
-        connection this process writes through (kept open: no pool checkout and reset per
-        write). Call it holding the write lock."""
+        """A write transaction on the one connection this process writes its batches through
+        (kept open: no pool checkout and reset per batch); on SQLite it takes the write lock at
+        its start. Call it holding the write lock (SQLite) or from the one flushing task."""
         conn = self._writer_conn
         if conn is None:
             conn = await engine.connect()
