@@ -439,9 +439,10 @@ def main() -> int:
     if profile is not None:
         profile.mkdir(parents=True, exist_ok=True)
     rate = "as fast as replies come" if args.rate == 0 else f"{args.rate:g} taps/s each"
+    where = "SQLite" if not shared else "PostgreSQL + Redis" if args.processes > 1 else "PostgreSQL"
     print(
         f"{args.players} players, {rate}; {args.processes} server process(es) on "
-        f"{'PostgreSQL + Redis' if shared else 'SQLite'}; {args.client_procs} client processes; "
+        f"{where}; {args.client_procs} client processes; "
         f"warm-up {args.warmup:g} s, window {args.seconds:g} s; {os.cpu_count()} cores, "
         f"load avg {os.getloadavg()[0]:.2f}",
         flush=True,
