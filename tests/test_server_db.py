@@ -1,10 +1,11 @@
-"""``Database.write``: group commit on SQLite, one transaction per write on PostgreSQL.
+"""``Database.write``: group commit, on SQLite and on PostgreSQL.
 
 Writes that arrive together share a transaction (fewer commits than writes), each caller returns
 only after its write is committed, a write that breaks a constraint fails alone while the rest
-of its batch is kept, a failed commit fails every write of its batch and keeps none, and steps
-of one write keep their order. The same checks run on PostgreSQL when
-``HEARTSUIT_TEST_POSTGRES`` is set (there each write is its own transaction).
+of its batch is kept, a failed commit fails every write of its batch and keeps none, steps of
+one write keep their order, and a batch aborted for a deadlock (PostgreSQL) is written
+again one write at a time. The same checks run on PostgreSQL when ``HEARTSUIT_TEST_POSTGRES``
+is set (group commit works the same there).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import os
 import secrets
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -81,24 +83,24 @@ async def values(db: Database, ids: list[str]) -> dict[str, int]:
 
 
 def test_concurrent_writes_share_commits_and_are_all_kept(tmp_path: Path) -> None:
-    commits = 0
+    for url in urls(tmp_path):
+        commits = 0
 
-    async def check(db: Database) -> None:
-        nonlocal commits
-
-        def count(_conn: object) -> None:
+        async def check(db: Database) -> None:
             nonlocal commits
-            commits += 1
 
-        event.listen(db.engine.sync_engine, "commit", count)
-        ids = [fresh() for _ in range(200)]
-        await asyncio.gather(*(db.write(Step(ADD, [{"id": i, "value": 1}])) for i in ids))
-        assert await values(db, ids) == {i: 1 for i in ids}
-        if db.is_sqlite:
+            def count(_conn: object) -> None:
+                nonlocal commits
+                commits += 1
+
+            event.listen(db.engine.sync_engine, "commit", count)
+            ids = [fresh() for _ in range(200)]
+            await asyncio.gather(*(db.write(Step(ADD, [{"id": i, "value": 1}])) for i in ids))
+            assert await values(db, ids) == {i: 1 for i in ids}
             # 200 writes asked for at once: far fewer commits than writes
             assert 1 <= commits <= 20, commits
 
-    run(sqlite_url(tmp_path / "db.sqlite3"), check)
+        run(url, check)
 
 
 def test_a_caller_returns_only_after_its_write_is_committed(tmp_path: Path) -> None:
@@ -216,3 +218,46 @@ def test_a_closed_database_refuses_writes(tmp_path: Path) -> None:
             await db.write(Step(ADD, [{"id": "x", "value": 1}]))
 
     asyncio.run(main())
+
+
+class _Aborted(Exception):
+    """What the driver raises when PostgreSQL aborts a transaction for a deadlock."""
+
+    sqlstate = "40P01"
+
+
+def test_a_batch_aborted_for_a_deadlock_is_written_again_one_write_at_a_time(
+    tmp_path: Path,
+) -> None:
+    """PostgreSQL may abort a batch that another process's batch deadlocked with: every write
+    of it is then written on its own, once, and each caller hears only of its own."""
+    from sqlalchemy.exc import OperationalError
+
+    for url in urls(tmp_path):
+
+        async def check(db: Database) -> None:
+            armed: list[bool] = []
+            aborted: list[str] = []
+
+            def deadlock(
+                _conn: object, _cursor: object, statement: str, params: Any, *_: object
+            ) -> None:
+                # the batch's first statement fails, once
+                if armed and not aborted and "test_db_items" in statement:
+                    aborted.append(statement)
+                    raise OperationalError(statement, params, _Aborted())
+
+            event.listen(db.engine.sync_engine, "before_cursor_execute", deadlock)
+            taken = fresh()
+            await db.write(Step(ADD, [{"id": taken, "value": 1}]))
+            armed.append(True)
+            ids = [fresh() for _ in range(12)]
+            writes = [db.write(Step(ADD, [{"id": i, "value": 2}])) for i in ids]
+            writes.append(db.write(Step(ADD, [{"id": taken, "value": 3}])))  # refused alone
+            results = await asyncio.gather(*writes, return_exceptions=True)
+            assert aborted, "no batch was aborted"
+            assert results[:-1] == [None] * len(ids)
+            assert isinstance(results[-1], IntegrityError)
+            assert await values(db, [*ids, taken]) == {**{i: 2 for i in ids}, taken: 1}
+
+        run(url, check)

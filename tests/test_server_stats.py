@@ -9,6 +9,8 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from sqlalchemy import event as sa_event
+from sqlalchemy import text
 
 from heartsuit.server.db import Database
 from heartsuit.server.players import PlayerService
@@ -20,7 +22,10 @@ from heartsuit.server.solitaire_stats import close_game, recount, tally, under_w
 from heartsuit.server.solitaire_store import (
     GameRecord,
     GameStatus,
+    MoveRecord,
+    PlayerTotals,
     SqlSolitaireStore,
+    Tally,
     TallyKind,
 )
 from tests.server_support import FakeClock
@@ -177,3 +182,139 @@ def test_the_running_totals_always_equal_a_count_of_the_rows(
             await db.close()
 
     asyncio.run(main())
+
+
+def count_commits(db: Database, commits: list[int]) -> None:
+    """Count every commit of the open ``db`` in ``commits`` (group commit: fewer than writes)."""
+    sa_event.listen(db.engine.sync_engine, "commit", lambda _conn: commits.append(1))
+
+
+def test_totals_stay_exact_when_many_players_finish_games_in_the_same_batches(
+    tmp_path: Path,
+) -> None:
+    """Many players win, reach dead ends, undo out of them and leave games at the same time,
+    so their moves share transactions: each one's totals are still those its games give."""
+    db = Database(sqlite_url(tmp_path / "many.sqlite3"))
+    commits: list[int] = []
+
+    async def main() -> None:
+        await db.open()
+        count_commits(db, commits)
+        store, players = SqlSolitaireStore(db), PlayerService(SqlPlayersStore(db))
+        service = SolitaireService(store, players, clock=FakeClock())
+        ids = [(await players.hello(None)).id for _ in range(24)]
+
+        async def play(player: str, script: int) -> None:
+            current: str | None = None
+            steps = ("win", "dead", "undo", "dead", "win", "dead", "undo", "leave")
+            for step in steps[(0, 1, 3)[script % 3] :]:
+                if step in ("win", "dead", "leave"):
+                    code, line = (CODES[0], WIN) if step != "dead" else (CODES[2], DEAD_END)
+                    played = await service.new_game(player, code, leave=current)
+                    current = played.live.record.id
+                    for target in line if step != "leave" else line[:3]:
+                        await service.tap(player, current, target)
+                else:
+                    assert current is not None
+                    await service.undo(player, current)  # out of the dead end
+            # a last game left under way counts as a loss
+            await service.new_game(player, CODES[1], leave=current)
+
+        try:
+            await asyncio.gather(*(play(p, i) for i, p in enumerate(ids)))
+            moves = 0
+            for player in ids:
+                rows = await store.player_games(player)
+                moves += sum(r.log_length for r in rows)
+                totals, codes = recount(rows)
+                assert totals.games > 0
+                assert await store.totals(player) == totals
+                page, count = await store.code_totals(player, 0, 100)
+                assert count == len(codes)
+                for row in page:
+                    want = codes[row.code]
+                    assert (row.games, row.wins, row.best_time_ms, row.fewest_moves) == (
+                        want.games, want.wins, want.best_time_ms, want.fewest_moves
+                    )
+            # the moves really were written together
+            assert len(commits) < moves / 4, (len(commits), moves)
+        finally:
+            await db.close()
+
+    asyncio.run(main())
+
+
+def test_one_players_games_ending_in_one_batch_count_in_order(tmp_path: Path) -> None:
+    """Wins, losses and undone losses of one player in the same transaction: each is applied
+    after the one before it (a loss keeps the streak it ended, the next loss finds none)."""
+    db = Database(sqlite_url(tmp_path / "one.sqlite3"))
+    commits: list[int] = []
+
+    async def main() -> None:
+        await db.open()
+        count_commits(db, commits)
+        store, players = SqlSolitaireStore(db), PlayerService(SqlPlayersStore(db))
+        player = (await players.hello(None)).id
+        await players.ensure(player)
+        games = [GameRecord(f"g{n}", player, CODES[n % 2], 1000 * n) for n in range(7)]
+        for record in games:
+            await store.start_game(record)
+
+        def ended(record: GameRecord, status: GameStatus, n: int) -> GameRecord:
+            return GameRecord(
+                record.id, player, record.code, record.started_at_ms, status, 40 + n, 250,
+                10_000 + n, 9_000 - n if status is W else None, record.log_length + 1,
+            )
+
+        async def append(record: GameRecord, kind: TallyKind, status: GameStatus) -> GameRecord:
+            after = ended(record, status, int(record.id[1:]))
+            move = MoveRecord(record.id, record.log_length, "25", after.ended_at_ms or 0)
+            await store.append_move(move, after, Tally(kind, after))
+            return after
+
+        try:
+            before = len(commits)
+            won = [append(g, TallyKind.WIN, W) for g in games[:5]]
+            lost = [append(g, TallyKind.LOSS, D) for g in games[5:]]
+            after = await asyncio.gather(*won, *lost)
+            assert len(commits) - before == 1  # all seven in one transaction
+            totals, codes = recount(after)
+            assert await store.totals(player) == totals == PlayerTotals(
+                games=7, wins=5, current_streak=0, best_streak=5, best_time_ms=8_996,
+                fewest_moves=40,
+            )
+            async with db.reading() as conn:
+                kept: dict[str, int | None] = dict(
+                    (await conn.execute(
+                        text("SELECT id, streak_before FROM solitaire_games WHERE id IN "
+                             "('g5', 'g6')")
+                    )).all()
+                )
+            assert kept == {"g5": 5, "g6": 0}  # the second loss found the streak already ended
+            # both losses undone in one transaction, the later first: the streak is back
+            g5, g6 = after[5], after[6]
+            before = len(commits)
+            back = await asyncio.gather(
+                append(replace_status(g6), TallyKind.UNLOSS, P),
+                append(replace_status(g5), TallyKind.UNLOSS, P),
+            )
+            assert len(commits) - before == 1
+            totals, codes = recount([*after[:5], *back])
+            assert await store.totals(player) == totals
+            assert totals.current_streak == 5 and totals.games == 5
+            page, _count = await store.code_totals(player, 0, 10)
+            assert {r.code: (r.games, r.wins) for r in page} == {
+                code: (c.games, c.wins) for code, c in codes.items()
+            }
+        finally:
+            await db.close()
+
+    asyncio.run(main())
+
+
+def replace_status(record: GameRecord) -> GameRecord:
+    """A game as it was before its last move was undone (only its log has grown)."""
+    return GameRecord(
+        record.id, record.player_id, record.code, record.started_at_ms,
+        log_length=record.log_length,
+    )

@@ -4,7 +4,8 @@ One :class:`Database` is opened when the app starts. Opening it brings the schem
 (the Alembic migrations in :mod:`heartsuit.server.migrations`) before anything else touches it;
 the stores (``players_store``, ``solitaire_store``, one module per concern) each take the open
 ``Database`` and read through :meth:`Database.reading` and write through
-:meth:`Database.writing`. The same SQL runs on SQLite (aiosqlite, the default) and on
+:meth:`Database.write` (group commit: the writes behind moves) or :meth:`Database.writing` (a
+block of statements). The same SQL runs on SQLite (aiosqlite, the default) and on
 PostgreSQL (asyncpg) when ``DATABASE_URL`` says so.
 
 Each store module declares the tables it queries on :data:`metadata`; a migration, not that
@@ -15,13 +16,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Hashable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import Executable, MetaData, event
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import DBAPIError, IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from heartsuit.server import migrations
@@ -59,6 +60,9 @@ class _Write:
     #: the steps that have rows (a step without rows writes nothing)
     steps: tuple[Step, ...]
     done: asyncio.Future[None]
+    #: whose rows it changes (None: nobody's in particular): two writes of one key are never
+    #: interleaved step by step, so each sees what the one before it wrote
+    key: Hashable | None = None
     #: which statements, in order: writes of one shape are written together
     shape: tuple[int, ...] = ()
 
@@ -82,14 +86,29 @@ async def _run_many(conn: AsyncConnection, group: list[_Write]) -> None:
 
 def _same_shape(batch: list[_Write]) -> list[list[_Write]]:
     """The batch cut into runs of consecutive writes of the same shape (so that no write's
-    steps run out of their order)."""
+    steps run out of their order), a run ending before a second write of the same key (so
+    that it runs after the first one's last step, as if alone)."""
     groups: list[list[_Write]] = []
+    keys: set[Hashable] = set()
     for write in batch:
-        if groups and groups[-1][0].shape == write.shape:
+        if groups and groups[-1][0].shape == write.shape and write.key not in keys:
             groups[-1].append(write)
         else:
             groups.append([write])
+            keys = set()
+        if write.key is not None:
+            keys.add(write.key)
     return groups
+
+
+#: PostgreSQL's deadlock_detected and serialization_failure: the transaction was aborted, and
+#: the same writes may succeed when tried again
+_TRY_AGAIN = frozenset({"40P01", "40001"})
+
+
+def _written_again(exc: DBAPIError) -> bool:
+    """Whether a failed batch may be written again, one write at a time."""
+    return getattr(exc.orig, "sqlstate", None) in _TRY_AGAIN
 
 
 def _settle(done: asyncio.Future[None], error: BaseException | None) -> None:
@@ -176,7 +195,7 @@ class Database:
         async with self._write_lock, self._writer(engine) as conn:
             yield conn
 
-    async def write(self, *steps: Step) -> None:
+    async def write(self, *steps: Step, key: Hashable | None = None) -> None:
         """Run ``steps`` in order as one atomic write, committed before this returns.
 
         This is the path for the writes behind every accepted move: on SQLite, writes that
@@ -185,28 +204,32 @@ class Database:
         ``executemany`` (writes of the same shape, in their order) in one transaction, so a
         hundred waiting moves cost a few round trips to the database and one commit instead of
         a few hundred and a hundred. Each caller returns only once its batch is committed, so
-        a move is on disk before anyone is told of it. If a write of the batch breaks a
-        constraint (a second writer of a log entry), the batch is rolled back and written again
-        with each write in a SAVEPOINT of its own: that write raises, the others are
-        committed. If the commit fails, every write of the batch raises.
+        a move is on disk before anyone is told of it. Writes that name the same ``key``
+        (whose rows they change: a player, whose running totals one write may read and the
+        next change) are written one after the other, never step by step together. If a write
+        of the batch breaks a constraint (a second writer of a log entry), the batch is rolled
+        back and written again with each write in a SAVEPOINT of its own: that write raises,
+        the others are committed. If the commit fails, every write of the batch raises.
 
-        On PostgreSQL (many processes, a pool of connections) each write is a transaction of
-        its own; the server batches concurrent commits itself.
+        On PostgreSQL the same: a process writes its batches one at a time on a connection of
+        its own (other processes write theirs at the same time, and ``writing()`` blocks take
+        connections from the pool). A batch that PostgreSQL aborts for a deadlock or a
+        serialization failure (two processes' batches touching the same rows in another order)
+        is written again with each write in a transaction of its own.
         """
         engine = self.engine
-        if self._write_lock is None:
-            async with engine.begin() as conn:
-                await _run(conn, steps)
-            return
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._pending.append(_Write(steps, done))
+        self._pending.append(_Write(steps, done, key))
         if self._flusher is None or self._flusher.done():
             self._flusher = asyncio.create_task(self._flush(engine))
         await done
 
     async def _flush(self, engine: AsyncEngine) -> None:
-        assert self._write_lock is not None
         while self._pending:
+            if self._write_lock is None:
+                batch, self._pending = self._pending, []
+                await self._write_batch(engine, batch)
+                continue
             async with self._write_lock:
                 batch, self._pending = self._pending, []
                 await self._write_batch(engine, batch)
@@ -226,6 +249,17 @@ class Database:
                                 await _run(conn, write.steps)
                         except IntegrityError as exc:
                             _settle(write.done, exc)
+            except DBAPIError as exc:
+                if not _written_again(exc):
+                    raise
+                # another process's transaction held rows this batch needed, in another order:
+                # nothing of it was committed; each write alone cannot deadlock with a batch
+                for write in batch:
+                    try:
+                        async with self._writer(engine) as conn:
+                            await _run(conn, write.steps)
+                    except Exception as alone:
+                        _settle(write.done, alone)
         except BaseException as exc:
             for write in batch:
                 _settle(write.done, exc)
@@ -237,9 +271,9 @@ class Database:
 
     @asynccontextmanager
     async def _writer(self, engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
-        """A SQLite write transaction that takes the write lock at its start, on the one
-        connection this process writes through (kept open: no pool checkout and reset per
-        write). Call it holding the write lock."""
+        """A write transaction on the one connection this process writes its batches through
+        (kept open: no pool checkout and reset per batch); on SQLite it takes the write lock at
+        its start. Call it holding the write lock (SQLite) or from the one flushing task."""
         conn = self._writer_conn
         if conn is None:
             conn = await engine.connect()

@@ -228,6 +228,8 @@ class SolitaireService:
         self._viewers: dict[str, set[object]] = {}
         #: the deal of the day, per UTC day already asked for
         self._daily: dict[int, str] = {}
+        #: the candidates for the deal of the day, per UTC day a game was shown on
+        self._day_candidates: dict[int, frozenset[str]] = {}
 
     # ------------------------------------------------------------------ preferences
 
@@ -565,9 +567,19 @@ class SolitaireService:
         known = self._daily.get(day)
         if known is not None:
             return code == known
-        if all(code != candidate(day, attempt) for attempt in range(ATTEMPTS)):
+        if code not in self._candidates(day):
             return False
         return code == await self.daily_code(day)
+
+    def _candidates(self, day: int) -> frozenset[str]:
+        """Every candidate code of ``day`` (hashed once per day, not once per view)."""
+        codes = self._day_candidates.get(day)
+        if codes is None:
+            codes = frozenset(candidate(day, attempt) for attempt in range(ATTEMPTS))
+            while len(self._day_candidates) >= 4:
+                self._day_candidates.pop(next(iter(self._day_candidates)))
+            self._day_candidates[day] = codes
+        return codes
 
     # ------------------------------------------------------------------ the play clock
 

@@ -36,6 +36,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    bindparam,
     case,
     func,
     insert,
@@ -45,9 +46,8 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncConnection
 
-from heartsuit.server.db import Database, MoveConflict, StoreError, metadata
+from heartsuit.server.db import Database, MoveConflict, Step, StoreError, metadata
 
 
 class GameStatus(StrEnum):
@@ -354,11 +354,13 @@ deals = Table(
 )
 
 
-def _least(column: Any, value: int | None) -> Any:
-    """The smaller of a nullable column and ``value`` (None counts as no value)."""
-    if value is None:
-        return column
-    return case((column.is_(None), value), (column > value, value), else_=column)
+def _least(column: Any, value: Any) -> Any:
+    """The smaller of a nullable column and the nullable parameter ``value`` (None counts as
+    no value)."""
+    return case(
+        (value.is_(None), column), (column.is_(None), value), (column > value, value),
+        else_=column,
+    )
 
 
 def _game_from_row(row: Any) -> GameRecord:
@@ -391,33 +393,210 @@ def _game_values(game: GameRecord) -> dict[str, Any]:
     }
 
 
+# --- the statements of the writes behind moves and new games --------------------------------
+# Constants with named parameters, so that the writes of many players that arrive together are
+# written with one executemany per statement (Database.write). Parameters are named b_* (a
+# column's own name is reserved for its new value in an UPDATE).
+
+_p, _c, _g = player_stats.c, code_stats.c, games.c
+_player = bindparam("b_player", type_=String)
+_code = bindparam("b_code", type_=String)
+_game = bindparam("b_game", type_=String)
+_at = bindparam("b_at", type_=BigInteger)
+_elapsed = bindparam("b_elapsed", type_=BigInteger)
+_moves = bindparam("b_moves", type_=Integer)
+_day = bindparam("b_day", type_=Integer)
+_mine = _p.player_id == _player
+_this_code = (_c.player_id == _player) & (_c.code == _code)
+_this_game = _g.id == _game
+
+_ADD_MOVE = insert(moves_log)
+_ADD_GAME = insert(games)
+#: a game's summary after a move (not its play clock: only set_clock writes that)
+_MOVED = (
+    update(games)
+    .where(_this_game)
+    .values(
+        status=bindparam("b_status", type_=String),
+        moves=_moves,
+        score=bindparam("b_score", type_=Integer),
+        ended_at_ms=bindparam("b_ended", type_=BigInteger),
+        elapsed_ms=_elapsed,
+        log_length=bindparam("b_log_length", type_=Integer),
+    )
+)
+#: a game's whole row but its identity (a game closed by a new one)
+_CLOSED = _MOVED.values(
+    played_ms=bindparam("b_played", type_=BigInteger),
+    running_since_ms=bindparam("b_running", type_=BigInteger),
+)
+_DEAD_DEAL = update(player_stats).where(_mine).values(dead_deals=_p.dead_deals + 1)
+_streak = _p.current_streak + 1
+_WIN = (
+    update(player_stats)
+    .where(_mine)
+    .values(
+        games=_p.games + 1,
+        wins=_p.wins + 1,
+        current_streak=_streak,
+        best_streak=case((_streak > _p.best_streak, _streak), else_=_p.best_streak),
+        best_time_ms=_least(_p.best_time_ms, _elapsed),
+        fewest_moves=_least(_p.fewest_moves, _moves),
+    )
+)
+_CODE_WIN = (
+    update(code_stats)
+    .where(_this_code)
+    .values(
+        games=_c.games + 1,
+        wins=_c.wins + 1,
+        best_time_ms=_least(_c.best_time_ms, _elapsed),
+        fewest_moves=_least(_c.fewest_moves, _moves),
+        last_at_ms=_at,
+    )
+)
+# the deal of day b_day won: the daily streak grows if the day before was won too, else starts
+# again at 1; a second win of the same day (or of an earlier one) changes nothing
+_daily = case((_p.last_daily_day == _day - 1, _p.daily_streak + 1), else_=1)
+_DAILY_WIN = (
+    update(player_stats)
+    .where(_mine, (_p.last_daily_day.is_(None)) | (_p.last_daily_day < _day))
+    .values(
+        daily_streak=_daily,
+        best_daily_streak=case((_p.best_daily_streak < _daily, _daily), else_=_p.best_daily_streak),
+        last_daily_day=_day,
+    )
+)
+# a loss: the game keeps the streak it ended (for an undo out of a dead end), which ends
+_STREAK_BEFORE = (
+    update(games)
+    .where(_this_game)
+    .values(streak_before=select(_p.current_streak).where(_mine).scalar_subquery())
+)
+_LOSS = update(player_stats).where(_mine).values(games=_p.games + 1, current_streak=0)
+_CODE_LOSS = update(code_stats).where(_this_code).values(games=_c.games + 1, last_at_ms=_at)
+# an undo out of a counted dead end: the loss taken back, the streak it ended restored
+_UNLOSS = (
+    update(player_stats)
+    .where(_mine)
+    .values(
+        games=_p.games - 1,
+        current_streak=func.coalesce(
+            select(_g.streak_before).where(_this_game).scalar_subquery(), 0
+        ),
+    )
+)
+_NO_STREAK_BEFORE = update(games).where(_this_game).values(streak_before=None)
+_CODE_UNLOSS = update(code_stats).where(_this_code).values(games=_c.games - 1)
+
+
+class _Upserts:
+    """The statements that differ between SQLite and PostgreSQL: inserts that leave an
+    existing row alone (the totals' rows) or replace some of its columns (the snapshot)."""
+
+    def __init__(self, postgres: bool) -> None:
+        dialect_insert = pg_insert if postgres else sqlite_insert
+        self.player_row = dialect_insert(player_stats).on_conflict_do_nothing(
+            index_elements=[_p.player_id]
+        )
+        self.code_row = dialect_insert(code_stats).on_conflict_do_nothing(
+            index_elements=[_c.player_id, _c.code]
+        )
+        snapshot = dialect_insert(snapshots)
+        self.snapshot = snapshot.on_conflict_do_update(
+            index_elements=[snapshots.c.game_id],
+            set_={"log_length": snapshot.excluded.log_length, "state": snapshot.excluded.state},
+        )
+
+
+_UPSERTS = {postgres: _Upserts(postgres) for postgres in (False, True)}
+
+
+def _tally_steps(upserts: _Upserts, tally: Tally) -> list[Step]:
+    """The statements that apply ``tally`` to the running totals, in their order."""
+    game, kind = tally.game, tally.kind
+    at = game.ended_at_ms if game.ended_at_ms is not None else game.started_at_ms
+    player = {"b_player": game.player_id}
+    steps = [
+        Step(
+            upserts.player_row,
+            [{"player_id": game.player_id, "games": 0, "wins": 0, "current_streak": 0,
+              "best_streak": 0, "dead_deals": 0}],
+        )
+    ]
+    if kind is TallyKind.DEAD_DEAL:
+        return [*steps, Step(_DEAD_DEAL, [player])]
+    code = {**player, "b_code": game.code}
+    steps.append(
+        Step(
+            upserts.code_row,
+            [{"player_id": game.player_id, "code": game.code, "games": 0, "wins": 0,
+              "last_at_ms": at}],
+        )
+    )
+    this = {**player, "b_game": game.id}
+    if kind is TallyKind.WIN:
+        best = {"b_elapsed": game.elapsed_ms, "b_moves": game.moves}
+        daily = [] if tally.daily_day is None else [{**player, "b_day": tally.daily_day}]
+        steps += [
+            Step(_WIN, [{**player, **best}]),
+            Step(_DAILY_WIN, daily),
+            Step(_CODE_WIN, [{**code, **best, "b_at": at}]),
+        ]
+    elif kind is TallyKind.LOSS:
+        steps += [
+            Step(_STREAK_BEFORE, [this]),
+            Step(_LOSS, [player]),
+            Step(_CODE_LOSS, [{**code, "b_at": at}]),
+        ]
+    else:  # UNLOSS
+        steps += [
+            Step(_UNLOSS, [this]),
+            Step(_NO_STREAK_BEFORE, [{"b_game": game.id}]),
+            Step(_CODE_UNLOSS, [code]),
+        ]
+    return steps
+
+
+def _moved_row(game: GameRecord) -> dict[str, Any]:
+    return {
+        "b_game": game.id,
+        "b_status": game.status.value,
+        "b_moves": game.moves,
+        "b_score": game.score,
+        "b_ended": game.ended_at_ms,
+        "b_elapsed": game.elapsed_ms,
+        "b_log_length": game.log_length,
+    }
+
+
 class SqlSolitaireStore:
     """:class:`SolitaireStore` on SQL (tables from migrations 0001, 0004, 0005 and 0006)."""
 
     def __init__(self, db: Database) -> None:
         self.db = db
+        self._upserts = _UPSERTS[db.is_postgres]
 
     # --- games and their move logs ---
 
     async def start_game(
         self, game: GameRecord, left: Sequence[GameRecord] = (), tallies: Sequence[Tally] = ()
     ) -> None:
-        async with self.db.writing() as conn:
-            for closed in left:
-                await conn.execute(
-                    update(games).where(games.c.id == closed.id).values(**_game_values(closed))
-                )
-            await conn.execute(
-                insert(games).values(
-                    id=game.id,
-                    player_id=game.player_id,
-                    code=game.code,
-                    started_at_ms=game.started_at_ms,
-                    **_game_values(game),
-                )
-            )
-            for tally in tallies:
-                await self._apply(conn, tally)
+        closed = [
+            {**_moved_row(g), "b_played": g.played_ms, "b_running": g.running_since_ms}
+            for g in left
+        ]
+        row = {
+            "id": game.id,
+            "player_id": game.player_id,
+            "code": game.code,
+            "started_at_ms": game.started_at_ms,
+            **_game_values(game),
+        }
+        counted = [step for t in tallies for step in _tally_steps(self._upserts, t)]
+        await self.db.write(
+            Step(_CLOSED, closed), Step(_ADD_GAME, [row]), *counted, key=game.player_id
+        )
 
     async def get_game(self, game_id: str) -> GameRecord | None:
         async with self.db.reading() as conn:
@@ -490,34 +669,28 @@ class SqlSolitaireStore:
     ) -> None:
         if summary.id != move.game_id or summary.log_length != move.seq + 1:
             raise StoreError(f"summary of {summary.id} does not follow move {move.seq}")
+        logged = {
+            "game_id": move.game_id,
+            "seq": move.seq,
+            "action": move.action,
+            "at_ms": move.at_ms,
+            "intent": move.intent,
+            "play_ms": move.play_ms,
+        }
+        state = (
+            []
+            if snapshot is None
+            else [{"game_id": summary.id, "log_length": summary.log_length, "state": snapshot}]
+        )
+        counted = [] if tally is None else _tally_steps(self._upserts, tally)
         try:
-            async with self.db.writing() as conn:
-                await conn.execute(
-                    insert(moves_log).values(
-                        game_id=move.game_id,
-                        seq=move.seq,
-                        action=move.action,
-                        at_ms=move.at_ms,
-                        intent=move.intent,
-                        play_ms=move.play_ms,
-                    )
-                )
-                # the play clock is not the move's to write (set_clock stores each start and
-                # pause): a process with an older copy of it must not stop or restart it
-                moved = _game_values(summary)
-                del moved["played_ms"], moved["running_since_ms"]
-                await conn.execute(update(games).where(games.c.id == summary.id).values(**moved))
-                if tally is not None:
-                    await self._apply(conn, tally)
-                if snapshot is not None:
-                    await self._upsert(
-                        conn,
-                        snapshots,
-                        {"game_id": summary.id, "log_length": summary.log_length,
-                         "state": snapshot},
-                        [snapshots.c.game_id],
-                        ("log_length", "state"),
-                    )
+            await self.db.write(
+                Step(_ADD_MOVE, [logged]),
+                Step(_MOVED, [_moved_row(summary)]),
+                *counted,
+                Step(self._upserts.snapshot, state),
+                key=summary.player_id,
+            )
         except IntegrityError as exc:
             raise MoveConflict(f"move {move.seq} of game {move.game_id} is already logged") from exc
 
@@ -581,117 +754,6 @@ class SqlSolitaireStore:
             ]
             count = (await conn.execute(select(func.count()).where(played))).scalar_one()
         return rows, int(count)
-
-    async def _apply(self, conn: AsyncConnection, tally: Tally) -> None:
-        """Apply one tally to the totals, inside the caller's transaction."""
-        game, kind = tally.game, tally.kind
-        p, c = player_stats.c, code_stats.c
-        at = game.ended_at_ms if game.ended_at_ms is not None else game.started_at_ms
-        await self._upsert(
-            conn,
-            player_stats,
-            {"player_id": game.player_id, "games": 0, "wins": 0, "current_streak": 0,
-             "best_streak": 0, "dead_deals": 0},
-            [p.player_id],
-            (),
-        )
-        mine = p.player_id == game.player_id
-        if kind is TallyKind.DEAD_DEAL:
-            await conn.execute(update(player_stats).where(mine).values(dead_deals=p.dead_deals + 1))
-            return
-        await self._upsert(
-            conn,
-            code_stats,
-            {"player_id": game.player_id, "code": game.code, "games": 0, "wins": 0,
-             "last_at_ms": at},
-            [c.player_id, c.code],
-            (),
-        )
-        this_code = (c.player_id == game.player_id) & (c.code == game.code)
-        this_game = games.c.id == game.id
-        if kind is TallyKind.WIN:
-            streak = p.current_streak + 1
-            await conn.execute(
-                update(player_stats).where(mine).values(
-                    games=p.games + 1,
-                    wins=p.wins + 1,
-                    current_streak=streak,
-                    best_streak=case((streak > p.best_streak, streak), else_=p.best_streak),
-                    best_time_ms=_least(p.best_time_ms, game.elapsed_ms),
-                    fewest_moves=_least(p.fewest_moves, game.moves),
-                )
-            )
-            if tally.daily_day is not None:
-                await self._daily_win(conn, game.player_id, tally.daily_day)
-            await conn.execute(
-                update(code_stats).where(this_code).values(
-                    games=c.games + 1,
-                    wins=c.wins + 1,
-                    best_time_ms=_least(c.best_time_ms, game.elapsed_ms),
-                    fewest_moves=_least(c.fewest_moves, game.moves),
-                    last_at_ms=at,
-                )
-            )
-        elif kind is TallyKind.LOSS:
-            streak = (await conn.execute(select(p.current_streak).where(mine))).scalar_one()
-            await conn.execute(update(games).where(this_game).values(streak_before=streak))
-            await conn.execute(
-                update(player_stats).where(mine).values(games=p.games + 1, current_streak=0)
-            )
-            await conn.execute(
-                update(code_stats).where(this_code).values(games=c.games + 1, last_at_ms=at)
-            )
-        else:  # UNLOSS
-            before = (
-                await conn.execute(select(games.c.streak_before).where(this_game))
-            ).scalar_one_or_none()
-            await conn.execute(update(games).where(this_game).values(streak_before=None))
-            await conn.execute(
-                update(player_stats).where(mine).values(
-                    games=p.games - 1, current_streak=before or 0
-                )
-            )
-            await conn.execute(update(code_stats).where(this_code).values(games=c.games - 1))
-
-    async def _daily_win(self, conn: AsyncConnection, player_id: str, day: int) -> None:
-        """The deal of day ``day`` was won: the daily streak grows if yesterday's was won too
-        (a second win of the same day changes nothing), else it starts again at 1."""
-        p = player_stats.c
-        mine = p.player_id == player_id
-        row = (await conn.execute(select(p.daily_streak, p.last_daily_day).where(mine))).one()
-        if row.last_daily_day is not None and row.last_daily_day >= day:
-            return
-        streak = row.daily_streak + 1 if row.last_daily_day == day - 1 else 1
-        await conn.execute(
-            update(player_stats).where(mine).values(
-                daily_streak=streak,
-                best_daily_streak=case(
-                    (p.best_daily_streak < streak, streak), else_=p.best_daily_streak
-                ),
-                last_daily_day=day,
-            )
-        )
-
-    async def _upsert(
-        self,
-        conn: AsyncConnection,
-        table: Table,
-        values: dict[str, Any],
-        keys: list[Any],
-        replace: tuple[str, ...],
-    ) -> None:
-        """Insert ``values``; if the row exists, set the ``replace`` columns (or do nothing)."""
-        dialect_insert = pg_insert if self.db.is_postgres else sqlite_insert
-        statement = dialect_insert(table).values(**values)
-        if replace:
-            await conn.execute(
-                statement.on_conflict_do_update(
-                    index_elements=keys,
-                    set_={name: statement.excluded[name] for name in replace},
-                )
-            )
-        else:
-            await conn.execute(statement.on_conflict_do_nothing(index_elements=keys))
 
     # --- the solver's cache ---
 

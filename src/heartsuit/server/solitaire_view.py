@@ -7,6 +7,7 @@ principle 2). The stock is sent only as a count: its order is hidden from the pa
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Literal
 
 from heartsuit.cards import Card, rank_name
@@ -22,8 +23,21 @@ from heartsuit.solitaire import Game, Outcome, TapResult
 from heartsuit.solitaire.undo import UNDO_LIMIT
 
 
+@cache
 def _card_text(card: Card) -> tuple[str, str]:
     return str(card), rank_name(card.rank)
+
+
+@cache
+def _heart_card(
+    card: Card, free: bool, outlined: bool, dimmed: bool, selected: bool
+) -> HeartCardView:
+    """One heart card's view; views are frozen, so each of the few hundred possible ones is
+    built once and shared (a view is sent after every tap)."""
+    text, rank = _card_text(card)
+    return HeartCardView(
+        card=text, rank=rank, free=free, outlined=outlined, dimmed=dimmed, selected=selected
+    )
 
 
 def game_view(
@@ -52,15 +66,10 @@ def game_view(
         if card is None:
             heart.append(None)
             continue
-        text, rank = _card_text(card)
         heart.append(
-            HeartCardView(
-                card=text,
-                rank=rank,
-                free=position in free,
-                outlined=position in outlined,
-                dimmed=position in dimmed,
-                selected=selected == position,
+            _heart_card(
+                card, position in free, position in outlined, position in dimmed,
+                selected == position,
             )
         )
     waste = game.waste
