@@ -22,11 +22,16 @@ passed, figures are taken over ``--seconds``:
   others): p50 and p99;
 * idle round trip: a separate probe socket sends ``lang`` every 100 ms (no database, no table),
   which shows how long the server's event loop makes any frame wait;
-* server CPU (user+system of the server process, all threads, % of one core), the client
+* server CPU (user+system of the server process, all threads, % of one core) and that CPU per
+  table change (ms; for online tables of people, per action: the figure that depends least on
+  how loaded the machine is), the client
   process's CPU, the server's RSS before any table and after, and (RSS growth) / tables.
 
 Each run is a fresh server; several runs per size, medians printed. ``--profile DIR`` records
-the server with py-spy during the window (collapsed stacks, one file per run).
+the server with py-spy during the window (collapsed stacks, one file per run; only samples
+that hold the GIL, so threads waiting for it do not count as work; zlib and socket writes
+that release it are undercounted). ``BENCH_GC_LOG=file`` makes the server write a line per
+garbage collection (generation, ms), ``BENCH_GC_THRESHOLD=a,b,c`` sets its ``gc`` thresholds.
 
     .venv/bin/python bench/hearts_tables.py --kind online --tables 100,300,1000 --runs 3
     .venv/bin/python bench/hearts_tables.py --kind online --tables 300 --think 0 --runs 3
