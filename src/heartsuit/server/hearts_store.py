@@ -163,6 +163,15 @@ _SEAT_ROW = (
 )
 
 
+#: the log from a seq on (built once: every process at a table runs it on every change made
+#: elsewhere)
+_ENTRIES_AFTER = (
+    select(events)
+    .where(events.c.table_id == bindparam("b_table_id"), events.c.seq >= bindparam("b_seq"))
+    .order_by(events.c.seq)
+)
+
+
 def _seat_params(table_id: str, seat: SeatRecord) -> dict[str, Any]:
     return {f"b_{key}": value for key, value in _seat_row(table_id, seat).items()}
 
@@ -231,13 +240,8 @@ class SqlTableStore:
             yield conn
 
     async def entries_after(self, table_id: str, seq: int) -> list[LogEntry]:
-        query = (
-            select(events)
-            .where(events.c.table_id == table_id, events.c.seq >= seq)
-            .order_by(events.c.seq)
-        )
         async with self._one_read() as conn:
-            rows = await conn.execute(query)
+            rows = await conn.execute(_ENTRIES_AFTER, {"b_table_id": table_id, "b_seq": seq})
             return [LogEntry(r.seq, r.kind, json.loads(r.data), r.at_ms) for r in rows]
 
     async def table_by_invite(self, invite: str) -> str | None:
