@@ -22,11 +22,16 @@ passed, figures are taken over ``--seconds``:
   others): p50 and p99;
 * idle round trip: a separate probe socket sends ``lang`` every 100 ms (no database, no table),
   which shows how long the server's event loop makes any frame wait;
-* server CPU (user+system of the server process, all threads, % of one core), the client
+* server CPU (user+system of the server process, all threads, % of one core) and that CPU per
+  table change (ms; for online tables of people, per action: the figure that depends least on
+  how loaded the machine is), the client
   process's CPU, the server's RSS before any table and after, and (RSS growth) / tables.
 
 Each run is a fresh server; several runs per size, medians printed. ``--profile DIR`` records
-the server with py-spy during the window (collapsed stacks, one file per run).
+the server with py-spy during the window (collapsed stacks, one file per run; only samples
+that hold the GIL, so threads waiting for it do not count as work; zlib and socket writes
+that release it are undercounted). ``BENCH_GC_LOG=file`` makes the server write a line per
+garbage collection (generation, ms), ``BENCH_GC_THRESHOLD=a,b,c`` sets its ``gc`` thresholds.
 
     .venv/bin/python bench/hearts_tables.py --kind online --tables 100,300,1000 --runs 3
     .venv/bin/python bench/hearts_tables.py --kind online --tables 300 --think 0 --runs 3
@@ -84,6 +89,12 @@ def serve(port: int, db: str, pace_ms: int, diagnose: str, what_if: str) -> None
 
     if diagnose:
         time_the_write_lock(diagnose)
+    if os.environ.get("BENCH_GC_THRESHOLD"):
+        import gc
+
+        gc.set_threshold(*(int(x) for x in os.environ["BENCH_GC_THRESHOLD"].split(",")))
+    if os.environ.get("BENCH_GC_LOG"):
+        log_gc(os.environ["BENCH_GC_LOG"])
     if what_if:
         try_store(what_if, db)
     # every simulated person comes from 127.0.0.1: lift the per-address limits, which would
@@ -106,6 +117,23 @@ def serve(port: int, db: str, pace_ms: int, diagnose: str, what_if: str) -> None
         log_level="warning",  # `serve` logs every connection at info; not 4,000 lines here
         backlog=4096,
     )
+
+
+def log_gc(out: str) -> None:
+    """Diagnosis (``BENCH_GC_LOG=file``): a line ``wall-time generation ms`` per collection."""
+    import gc
+
+    sink = open(out, "a", buffering=1)  # noqa: SIM115 - open for the life of the process
+    began = [0.0]
+
+    def timed(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            began[0] = time.perf_counter()
+        else:
+            spent = (time.perf_counter() - began[0]) * 1000
+            sink.write(f"{time.time():.4f} {info['generation']} {spent:.3f}\n")
+
+    gc.callbacks.append(timed)
 
 
 def time_the_write_lock(out: str) -> None:
@@ -638,6 +666,12 @@ class Figures:
     lock: tuple[float, float, float, float, float] | None = None
 
     @property
+    def cpu_ms_per_change(self) -> float:
+        """Server CPU (ms, all processes) per table change (for online tables of people, per
+        action): the figure that depends least on how loaded the machine is."""
+        return self.server_cpu * 10 / self.changes_per_s if self.changes_per_s else float("nan")
+
+    @property
     def kb_per_table(self) -> float:
         return (self.rss_mb - self.rss_base_mb) * 1024 / self.tables
 
@@ -684,6 +718,7 @@ async def one_run(args: argparse.Namespace, server: Servers, tables: int, seed: 
                 "-o",
                 str(out),
                 "--nonblocking",
+                "--gil",  # only what holds the GIL: work, not threads waiting for it
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -766,7 +801,8 @@ def line(f: Figures) -> str:
         f"all seats heard p50 {f.p50_ms:7.1f} ms p99 {f.p99_ms:7.1f} ms "
         f"(n={f.heard}, unheard {f.unheard}) | "
         f"idle rt p50 {f.probe_p50_ms:6.1f} p99 {f.probe_p99_ms:6.1f} ms | "
-        f"server CPU {f.server_cpu:3.0f}% client CPU {f.client_cpu:3.0f}% | "
+        f"server CPU {f.server_cpu:3.0f}% = {f.cpu_ms_per_change:.2f} ms/change, "
+        f"client CPU {f.client_cpu:3.0f}% | "
         f"RSS {f.rss_base_mb:.0f} -> {f.rss_mb:.0f} MB = {f.kb_per_table:.0f} KB/table | "
         f"errors: {errors}"
     ) + lock_text(f.lock)
@@ -792,7 +828,8 @@ def median_line(runs: list[Figures]) -> str:
         f"p50 {med(lambda f: f.p50_ms):.1f} ms, p99 {med(lambda f: f.p99_ms):.1f} ms, "
         f"idle round trip p50 {med(lambda f: f.probe_p50_ms):.1f} ms "
         f"p99 {med(lambda f: f.probe_p99_ms):.1f} ms, "
-        f"server CPU {med(lambda f: f.server_cpu):.0f}%, client CPU "
+        f"server CPU {med(lambda f: f.server_cpu):.0f}% "
+        f"= {med(lambda f: f.cpu_ms_per_change):.2f} ms per change, client CPU "
         f"{med(lambda f: f.client_cpu):.0f}%, RSS {med(lambda f: f.rss_base_mb):.0f} -> "
         f"{med(lambda f: f.rss_mb):.0f} MB, {med(lambda f: f.kb_per_table):.0f} KB/table, "
         f"setup {med(lambda f: f.setup_s):.1f} s"

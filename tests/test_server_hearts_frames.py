@@ -15,7 +15,7 @@ import pytest
 
 from heartsuit.hearts import Rules
 from heartsuit.hearts.table import computer_action
-from heartsuit.server.hearts_tables import LiveTable, SeatRecord, TableRecord
+from heartsuit.server.hearts_tables import LiveTable, LogEntry, SeatRecord, TableRecord
 from heartsuit.server.hearts_view import StateFrames, table_state
 from heartsuit.server.protocol import encode
 
@@ -74,3 +74,45 @@ def test_frames_equal_the_plain_encoding(preset: str, overrides: dict[str, Any])
         live.apply(live.entry("action", action.to_dict(), 2 + steps))
         steps += 1
     assert steps > 20
+
+
+def test_frames_stay_equal_across_hands_a_rematch_and_a_fresh_copy() -> None:
+    """What StateFrames keeps longer than a version (the table part but its version, the score
+    sheet of a hand, the finished tricks of a hand) is never shown stale: a whole short match,
+    a rematch (a new match whose hand numbers start again) and, every so often, a fresh copy of
+    the table replayed from its log (as after a write conflict), compared at every version."""
+    rules = Rules.preset("standard", target=10)
+    record = TableRecord("table-kept", "online", "standard", rules.to_dict(), 9, "ABCDEFGH", 0)
+    seats = [SeatRecord(s, "human", f"P{s}", None, "h" * 64) for s in range(4)]
+    log = [LogEntry(0, "start", {}, 1)]
+    live = LiveTable.replay(record, seats, log)
+    frames = StateFrames(size=8)
+    matches, steps = 0, 0
+    while matches < 2 and steps < 400:
+        assert live.match is not None
+        if live.status == "over":
+            matches += 1
+            entry = live.entry("rematch", {"seed": 100 + matches}, steps)
+        else:
+            seat = live.awaiting()[0]
+            action = computer_action(live.match, seat, "easy", f"kept/{steps}")
+            entry = live.entry("action", action.to_dict(), steps)
+        live.apply(entry)
+        log.append(entry)
+        if steps % 17 == 16:
+            live = LiveTable.replay(record, seats, log)  # another copy, same log
+        for seat in range(4):
+            # the seat's own frame, then a presence change within the version
+            for connected in ({0, 1, 2, 3}, {seat}):
+                same(
+                    frames,
+                    live,
+                    you={seat},
+                    view_seat=seat,
+                    host=seat == 0,
+                    connected=connected,
+                    away=set(),
+                    since=live.version - 1,
+                )
+        steps += 1
+    assert matches == 2, "two whole matches were played"

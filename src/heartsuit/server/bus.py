@@ -51,7 +51,7 @@ class Notice:
         if cls is None:
             raise NoticeError(f"unknown notice kind {kind!r}")
         values: dict[str, Any] = {}
-        for name, expected in _field_types(cls).items():
+        for name, expected in _FIELD_TYPES[cls].items():
             value = data.get(name)
             # bool is an int to isinstance; a field typed int must not accept True
             if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
@@ -61,6 +61,9 @@ class Notice:
 
 
 _KINDS: dict[str, type[Notice]] = {}
+#: each registered kind's fields and their types (read once: get_type_hints is slow, and
+#: every notice that comes over a wire is checked against them)
+_FIELD_TYPES: dict[type[Notice], dict[str, type]] = {}
 N = TypeVar("N", bound=type[Notice])
 
 
@@ -80,6 +83,7 @@ def notice(kind: str) -> Callable[[N], N]:
                 raise TypeError(f"notice field {cls.__name__}.{name} must be str, int or bool")
         cls.kind = kind
         _KINDS[kind] = cls
+        _FIELD_TYPES[cls] = _field_types(cls)
         return cls
 
     return register

@@ -12,9 +12,11 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
-from collections.abc import Callable, Collection
+from collections.abc import Collection, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from heartsuit.cards import Card
 from heartsuit.hearts import Match, SeatView
 from heartsuit.server.hearts_protocol import HeartsState, Over, SeatInfo, Sheet, TableInfo
 from heartsuit.server.hearts_tables import LiveTable
@@ -65,7 +67,8 @@ def table_info(
 
 def public_part(view: SeatView, awaiting: Collection[int]) -> dict[str, Any]:
     """A seat view with the seat's own cards removed: what anyone at the table may know."""
-    data = view.to_dict()
+    # the finished tricks are left out (only the last one is shown): not written at all
+    data = replace(view, tricks=()).to_dict()
     for key in PRIVATE_FIELDS:
         data.pop(key, None)
     data.pop("tricks")
@@ -169,6 +172,26 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 _json = _ENCODER.encode
 
 
+@dataclass(slots=True)
+class _Kept:
+    """What :class:`StateFrames` keeps of one table: the parts of its newest version, and the
+    parts that change more slowly than the version (kept while the same copy of the table is
+    shown, each checked against what it was made from)."""
+
+    live: LiveTable
+    version: int
+    #: the parts of this version: "shared", ("table", ...) presence variants, ("events", since)
+    parts: dict[Any, dict[str, str]] = field(default_factory=dict)
+    #: the view's fields split around the private ones (see _view_segments)
+    segments: list[tuple[str, bool]] = field(default_factory=list)
+    #: the table part without its version, by (host, connected, away, status, seats, seed)
+    tables: dict[Any, str] = field(default_factory=dict)
+    #: the score sheet: the match, (hand number, phase) when written, and its text
+    sheet: tuple[Match, tuple[int, str], str] | None = None
+    #: the finished tricks of the hand: the match, the hand number, one text per trick
+    tricks: tuple[Match, int, list[str]] | None = None
+
+
 class StateFrames:
     """``hearts.state`` frames with the shared parts encoded once.
 
@@ -176,17 +199,18 @@ class StateFrames:
     score sheet, the end and the events since the last version are the same for all of them,
     so they are built and encoded to JSON once per (table, version, presence) and kept in a
     small LRU; each socket adds only its own seat's view, its illegal cards and whom it passes
-    to. The text is exactly what :func:`~heartsuit.server.protocol.encode` writes for
-    :func:`table_state` (a test holds the two together), and every part still comes from seat
-    views only: the shared parts from a view with its private fields removed.
+    to. What changes more slowly than the version is kept longer: the table part (all but its
+    version) until a seat, the presence or the status changes, the score sheet for the hand, and
+    each finished trick for its hand. The text is exactly what
+    :func:`~heartsuit.server.protocol.encode` writes for :func:`table_state` (a test holds the
+    two together), and every part still comes from seat views only: the shared parts from a view
+    with its private fields removed.
     """
 
     def __init__(self, size: int = 2000) -> None:
         #: how many tables' parts are kept (only each table's newest version)
         self._size = size
-        self._tables: OrderedDict[str, tuple[tuple[int, int], dict[Any, dict[str, str]]]] = (
-            OrderedDict()
-        )
+        self._tables: OrderedDict[str, _Kept] = OrderedDict()
 
     def text(
         self,
@@ -200,63 +224,78 @@ class StateFrames:
         since: int | None = None,
     ) -> Encoded:
         """The frame :func:`table_state` would give, as encoded text."""
-        parts_of = self._parts_of(live)
-        table = self._cached(
-            parts_of,
-            ("table", host, frozenset(connected), frozenset(away)),
-            lambda: {
-                "table": _json(
-                    table_info(live, host=host, connected=connected, away=away).model_dump(
-                        mode="json"
-                    )
-                )
-            },
-        )
-        shared = self._cached(parts_of, "shared", lambda: _shared(live))
-        events = self._cached(parts_of, ("events", since), lambda: _events(live, since))
+        kept = self._kept(live)
+        parts_of = kept.parts
+        table_key = ("table", host, frozenset(connected), frozenset(away))
+        table = parts_of.get(table_key)
+        if table is None:
+            # people coming and going within one version add presence variants: a few at most
+            if len(parts_of) > 32:
+                parts_of.clear()
+            table = parts_of[table_key] = {
+                "table": _table_json(kept, live, host, table_key[2], table_key[3])
+            }
+        shared = parts_of.get("shared")
+        if shared is None:
+            shared = parts_of["shared"] = _shared(kept, live)
+        events_key = ("events", since)
+        events = parts_of.get(events_key)
+        if events is None:
+            events = parts_of[events_key] = _events(live, since)
         match = live.match
         private = match.view(view_seat) if match is not None and view_seat is not None else None
-        own = {
-            "you": _json(sorted(you)),
-            "view": _view_json(private, shared) if private is not None else "null",
-            "illegal": _json(illegal_reasons(match, private))
-            if match is not None and private is not None
-            else "{}",
-            "pass_to": _json(pass_receiver(private)),
-        }
+        if private is not None:
+            assert match is not None
+            view = _view_json(private, kept.segments)
+            illegal = _json(illegal_reasons(match, private))
+            pass_to = _json(pass_receiver(private))
+        else:
+            view, illegal, pass_to = "null", "{}", "null"
+        own = {"you": _json(sorted(you)), "view": view, "illegal": illegal, "pass_to": pass_to}
         parts = {**table, **shared, **events, **own}
         body = ",".join(f'"{name}":{parts[name]}' for name in _FIELD_ORDER)
         return Encoded("{" + body + "}")
 
-    def _parts_of(self, live: LiveTable) -> dict[Any, dict[str, str]]:
-        """The parts kept for this table at its version (a new version starts afresh; so does
-        another copy of the table, whose event history may differ)."""
+    def _kept(self, live: LiveTable) -> _Kept:
+        """What is kept for this table, made current for its version (another copy of the
+        table, whose event history may differ, starts afresh)."""
         table_id = live.record.id
-        stamp = (live.version, id(live))
         kept = self._tables.get(table_id)
-        # people coming and going within one version add presence variants: a few at most
-        if kept is None or kept[0] != stamp or len(kept[1]) > 32:
-            kept = self._tables[table_id] = (stamp, {})
+        if kept is None or kept.live is not live:
+            kept = self._tables[table_id] = _Kept(live, live.version)
+        elif kept.version != live.version:
+            kept.version = live.version
+            kept.parts = {}
+            kept.segments = []
         self._tables.move_to_end(table_id)
         while len(self._tables) > self._size:
             self._tables.popitem(last=False)
-        return kept[1]
-
-    @staticmethod
-    def _cached(
-        parts: dict[Any, dict[str, str]], key: Any, build: Callable[[], dict[str, str]]
-    ) -> dict[str, str]:
-        found = parts.get(key)
-        if found is None:
-            found = parts[key] = build()
-        return found
+        return kept
 
 
 #: the order in which pydantic writes a hearts.state's fields (so the texts are the same)
 _FIELD_ORDER = tuple(HeartsState.model_fields)
 
 
-def _shared(live: LiveTable) -> dict[str, str]:
+def _table_json(
+    kept: _Kept, live: LiveTable, host: bool, connected: frozenset[int], away: frozenset[int]
+) -> str:
+    """``table_info(...)`` as JSON; all of it but the version is kept until something in it
+    changes (the version is the model's last field)."""
+    key = (host, connected, away, live.status, tuple(live.seats), live.seed)
+    head = kept.tables.get(key)
+    if head is None:
+        if len(kept.tables) > 32:
+            kept.tables.clear()
+        info = table_info(live, host=host, connected=connected, away=away)
+        text = _json(info.model_dump(mode="json"))
+        tail = f',"version":{info.version}}}'
+        assert text.endswith(tail), "TableInfo's last field is its version"
+        head = kept.tables[key] = text[: -len(tail)]
+    return f'{head},"version":{live.version}}}'
+
+
+def _shared(kept: _Kept, live: LiveTable) -> dict[str, str]:
     """The parts every socket at the table gets at this version (no seat's own cards)."""
     match = live.match
     if match is None:
@@ -270,45 +309,91 @@ def _shared(live: LiveTable) -> dict[str, str]:
         }
     awaiting = list(live.awaiting())
     over = Over(winners=list(match.winners)) if match.is_over else None
-    base = match.view(0).to_dict()
+    seat0 = match.view(0)
     # every seat's own view shares these fields (the rules, the tricks, the scores...): each
-    # is encoded once here, and a seat's view adds only its private fields to them
-    view_parts = {
-        f"view.{key}": _json(value) for key, value in base.items() if key not in PRIVATE_FIELDS
-    }
+    # is encoded once here, and a seat's view adds only its private fields to them; the
+    # finished tricks of the hand are kept as they were written (they never change)
+    base = replace(seat0, tricks=()).to_dict()
+    kept.segments = _view_segments(base, {"tricks": _tricks_json(kept, match, seat0)})
+    moment = (match.hand_number, match.hand.phase)
+    if kept.sheet is None or kept.sheet[0] is not match or kept.sheet[1] != moment:
+        kept.sheet = (match, moment, _json(sheet(match).model_dump(mode="json")))
     return {
-        **view_parts,
-        "view.order": ",".join(base),  # the field order of SeatView.to_dict()
         "type": _json("hearts.state"),
         "awaiting": _json(awaiting),
         # any seat's view with its private fields removed: seat 0's, as table_state does
         # when it shows no hand
-        "public": _json(public_part(match.view(0), awaiting)),
-        "sheet": _json(sheet(match).model_dump(mode="json")),
+        "public": _json(public_part(seat0, awaiting)),
+        "sheet": kept.sheet[2],
         "over": _json(over.model_dump(mode="json")) if over is not None else "null",
     }
 
 
-def _private_fields(view: SeatView) -> dict[str, Any]:
-    """The fields of ``view.to_dict()`` that only its own seat may see, as it writes them."""
-    return {
-        "seat": view.seat,
-        "hand": [c.code for c in view.hand],
-        "legal": [c.code for c in view.legal],
-        "must_pass": view.must_pass,
-        "passed": [c.code for c in view.passed],
-        "received": [c.code for c in view.received],
+def _tricks_json(kept: _Kept, match: Match, view: SeatView) -> str:
+    """``json(view.to_dict()["tricks"])``, writing only the tricks finished since last time."""
+    kept_tricks = kept.tricks
+    if (
+        kept_tricks is None
+        or kept_tricks[0] is not match
+        or kept_tricks[1] != match.hand_number
+        or len(kept_tricks[2]) > len(view.tricks)
+    ):
+        kept_tricks = kept.tricks = (match, match.hand_number, [])
+    written = kept_tricks[2]
+    for trick in view.tricks[len(written) :]:
+        written.append(_json(trick.to_dict()))
+    return "[" + ",".join(written) + "]"
+
+
+def _view_segments(base: dict[str, Any], written: dict[str, str]) -> list[tuple[str, bool]]:
+    """A seat view's JSON as pieces: text shared by every seat, and the names of the private
+    fields each seat writes between them (``(text, False)`` / ``(name, True)``). ``written``:
+    fields of ``base`` given as JSON text already."""
+    segments: list[tuple[str, bool]] = []
+    pieces: list[str] = []  # the shared text since the last private field
+    run: dict[str, Any] = {}  # shared fields in a row, encoded in one go
+
+    def flush() -> None:
+        if run:
+            pieces.append(_json(run)[1:-1])  # {"a":1,"b":2} -> "a":1,"b":2
+            run.clear()
+
+    for key, value in base.items():
+        if key in PRIVATE_FIELDS:
+            flush()
+            pieces.append(f'"{key}":')
+            opening = "," if segments else "{"  # the text before this field
+            segments.append((opening + ",".join(pieces), False))
+            segments.append((key, True))
+            pieces = []
+        elif key in written:
+            flush()
+            pieces.append(f'"{key}":{written[key]}')
+        else:
+            run[key] = value
+    flush()
+    if not segments:
+        return [("{" + ",".join(pieces) + "}", False)]
+    segments.append(("".join("," + p for p in pieces) + "}", False))
+    return segments
+
+
+def _codes_json(cards: Sequence[Card]) -> str:
+    """``json([c.code for c in cards])`` (a card's code is plain ASCII)."""
+    return '["' + '","'.join([c.code for c in cards]) + '"]' if cards else "[]"
+
+
+def _view_json(view: SeatView, segments: list[tuple[str, bool]]) -> str:
+    """``json(view.to_dict())``, from the table's shared pieces and this seat's own fields."""
+    own = {
+        "seat": str(view.seat),
+        "hand": _codes_json(view.hand),
+        "legal": _codes_json(view.legal),
+        "must_pass": "true" if view.must_pass else "false",
+        "passed": _codes_json(view.passed),
+        "received": _codes_json(view.received),
     }
-
-
-def _view_json(view: SeatView, shared: dict[str, str]) -> str:
-    """``json(view.to_dict())``, from the table's shared fields and this seat's own."""
-    own = _private_fields(view)
-    parts = []
-    for key in shared["view.order"].split(","):
-        text = _json(own[key]) if key in own else shared[f"view.{key}"]
-        parts.append(f'"{key}":{text}')
-    return "{" + ",".join(parts) + "}"
+    return "".join([own[text] if private else text for text, private in segments])
 
 
 def _events(live: LiveTable, since: int | None) -> dict[str, str]:
