@@ -95,6 +95,29 @@ def test_a_repeat_is_recognised_after_a_reconnect_and_after_a_restart(tmp_path: 
         assert logged_actions(db, game["id"]) == ["stock", "undo"]
 
 
+def test_an_intent_that_changed_nothing_is_a_repeat_later_even_after_a_restart(
+    tmp_path: Path,
+) -> None:
+    # an undo with nothing to undo changes nothing and writes no log entry; sent again (without
+    # a base) after a move, in a new process, it would undo that move if nothing remembered it
+    db = tmp_path / "site.sqlite3"
+    with running_site(db) as site, site.peer() as peer:
+        player = peer.player
+        game = peer.new_game(CODE)
+        nothing = peer.ask("solitaire.undo", game=game["id"], intent="u-1")
+        assert nothing["event"]["kind"] == "nothing_to_undo"
+        flipped = tap(peer, game["id"], "stock", intent="t-1")
+        assert flipped["event"]["kind"] == "flipped"
+        again = peer.ask("solitaire.undo", game=game["id"], intent="u-1")
+        assert again["event"]["repeat"] is True
+        assert again["game"]["stock_count"] == flipped["game"]["stock_count"]
+    with running_site(db) as site, site.peer(player) as peer:
+        again = peer.ask("solitaire.undo", game=game["id"], intent="u-1")
+        assert again["event"]["repeat"] is True
+        assert again["game"]["stock_count"] == flipped["game"]["stock_count"]
+        assert logged_actions(db, game["id"]) == ["stock"]
+
+
 def test_a_tap_on_a_view_that_moved_on_is_stale_and_changes_nothing(site: Site) -> None:
     with site.peer() as peer, site.peer(peer.player) as other:
         game = peer.new_game(CODE)

@@ -8,7 +8,8 @@ The service is the only writer of solitaire games. Its rules of the house:
 
 - A game is its deal code plus its move log. Every action that changes the game (a selection,
   a flip, a redeal, a pair, an undo) is appended to the log, with its time, *before* the caller
-  is answered; taps that change nothing (a covered card) are not logged.
+  is answered; taps that change nothing (a covered card) are not logged, but their intent ids
+  are kept (``note_quiet_intent``) so that one sent again later is not applied then.
 - Live games are kept in memory as engine objects for speed, but memory is only a cache: a
   game missing from it (evicted, or after a restart) is rebuilt by replaying its log, and a game
   whose log write failed is dropped from it so that the log stays the truth.
@@ -479,7 +480,9 @@ class SolitaireService:
             kind = "undone" if undone else "nothing_to_undo"
             if undone:
                 await self._log(live, "undo", now, played, intent)
-                live.saw(intent, kind)
+            else:
+                await self._quiet(live, intent)
+            live.saw(intent, kind)
             return await self._played(live, kind, placement_help, logged=undone)
         try:
             result = live.game.tap(target, now=played / 1000)
@@ -488,10 +491,18 @@ class SolitaireService:
         logged = result.kind is not TapKind.IGNORED
         if logged:
             await self._log(live, str(target), now, played, intent)
-            live.saw(intent, result.kind.value)
+        else:
+            await self._quiet(live, intent)
+        live.saw(intent, result.kind.value)
         return await self._played(
             live, result.kind.value, placement_help, result=result, logged=logged
         )
+
+    async def _quiet(self, live: LiveGame, intent: str | None) -> None:
+        """Keep an intent that changed nothing, before it is answered: it is not a move, but
+        sent again later (when it could mean something) it must be a repeat, not applied."""
+        if intent is not None:
+            await self.store.note_quiet_intent(live.record.id, intent, live.record.log_length)
 
     async def game_of(
         self,

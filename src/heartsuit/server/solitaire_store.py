@@ -221,7 +221,13 @@ class SolitaireStore(Protocol):
         ...
 
     async def intents(self, game_id: str, since: int = 0) -> dict[str, int]:
-        """The intent ids logged for a game from entry ``since`` on, each with its entry."""
+        """The intent ids logged for a game from entry ``since`` on, each with its entry, and
+        the quiet ones answered at a log length of ``since`` or more, each with that length."""
+        ...
+
+    async def note_quiet_intent(self, game_id: str, intent: str, at_length: int) -> None:
+        """Keep an intent that changed nothing (answered at log length ``at_length``); noting
+        one twice changes nothing."""
         ...
 
     async def snapshot(self, game_id: str) -> tuple[int, str] | None:
@@ -302,6 +308,17 @@ moves_log = Table(
     # the game's play time at the move (None: older than migration 0006's values)
     Column("play_ms", BigInteger, nullable=True),
     Index("ux_solitaire_moves_game_intent", "game_id", "intent", unique=True),
+)
+
+# intents that changed nothing (migration 0007): not moves, so not in the log, but remembered so
+# that the same frame sent again later is answered as a repeat instead of applied
+quiet_intents = Table(
+    "solitaire_quiet_intents",
+    metadata,
+    Column("game_id", String(64), ForeignKey("solitaire_games.id"), primary_key=True),
+    Column("intent", String(64), primary_key=True),
+    # the game's log length when the intent was answered
+    Column("at_length", Integer, nullable=False),
 )
 
 snapshots = Table(
@@ -502,6 +519,9 @@ class _Upserts:
         self.code_row = dialect_insert(code_stats).on_conflict_do_nothing(
             index_elements=[_c.player_id, _c.code]
         )
+        self.quiet_intent = dialect_insert(quiet_intents).on_conflict_do_nothing(
+            index_elements=[quiet_intents.c.game_id, quiet_intents.c.intent]
+        )
         snapshot = dialect_insert(snapshots)
         self.snapshot = snapshot.on_conflict_do_update(
             index_elements=[snapshots.c.game_id],
@@ -571,7 +591,7 @@ def _moved_row(game: GameRecord) -> dict[str, Any]:
 
 
 class SqlSolitaireStore:
-    """:class:`SolitaireStore` on SQL (tables from migrations 0001, 0004, 0005 and 0006)."""
+    """:class:`SolitaireStore` on SQL (tables from migrations 0001, 0004, 0005, 0006 and 0007)."""
 
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -649,8 +669,17 @@ class SqlSolitaireStore:
                 moves_log.c.intent.is_not(None),
             )
         )
+        quiet = select(quiet_intents.c.intent, quiet_intents.c.at_length).where(
+            quiet_intents.c.game_id == game_id, quiet_intents.c.at_length >= since
+        )
         async with self.db.reading() as conn:
-            return {r.intent: r.seq for r in await conn.execute(query)}
+            found = {r.intent: r.at_length for r in await conn.execute(quiet)}
+            found.update({r.intent: r.seq for r in await conn.execute(query)})
+            return found
+
+    async def note_quiet_intent(self, game_id: str, intent: str, at_length: int) -> None:
+        row = {"game_id": game_id, "intent": intent, "at_length": at_length}
+        await self.db.write(Step(self._upserts.quiet_intent, [row]), key=game_id)
 
     async def snapshot(self, game_id: str) -> tuple[int, str] | None:
         query = select(snapshots.c.log_length, snapshots.c.state).where(
