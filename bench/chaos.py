@@ -23,6 +23,9 @@ Afterwards every acknowledged action is looked up in the database, and the figur
   of the last state acknowledged vs. the rows of the game's log);
 * per kill and table: the time from the kill until the table's version moved again (as the
   table's people saw it): median, p90, max;
+* per table, its longest wait: the longest time its people saw its version stand still (kill
+  or no kill; to the end of the run for the last one), and the stalls: waits longer than
+  ``--stall`` seconds (their table, when and at what version, are printed);
 * tables that awaited a computer at a kill, and of those how many had a computer play after
   it (the computer turns resumed, on whichever process owned the table then);
 * reconnects, and those that got their seat back (``hearts.open`` answered with the seat);
@@ -37,6 +40,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import itertools
 import json
 import os
 import random
@@ -409,6 +413,7 @@ async def run(args: argparse.Namespace, procs: list[Process]) -> tuple[Figures, 
         victim.start()
         await victim.wait_healthy()
     await asyncio.sleep(args.after)
+    end = time.monotonic()
     chaos.stopping = True
     await asyncio.wait(people, timeout=30)
     for task in people:
@@ -436,7 +441,26 @@ async def run(args: argparse.Namespace, procs: list[Process]) -> tuple[Figures, 
             if computer:
                 awaiting_computer += 1
                 resumed += bool(later)
+    # the longest time each table's version stood still, as its people saw it (a table's people
+    # act after at most 0.6 s and its computers after a pace or two, so a long wait is a stall)
+    stalls: list[tuple[float, str, float, int]] = []
+    longest: dict[str, float] = {}
+    for table, watch in chaos.tables.items():
+        marks = [*(m for m in watch.moves if m[0] < end), (end, -1)]
+        for (at, version), (later, _) in itertools.pairwise(marks):
+            wait = later - at
+            longest[table] = max(longest.get(table, 0.0), wait)
+            if wait > args.stall:
+                stalls.append((wait, table, at - kills[0][0] if kills else 0.0, version))
+    for wait, table, since_first_kill, version in sorted(stalls, reverse=True):
+        print(
+            f"  table {table} stood still {wait:.1f} s at v{version} "
+            f"({since_first_kill:+.1f} s from the first kill)",
+            flush=True,
+        )
     summary = {
+        "longest": list(longest.values()),
+        "stalls": len(stalls),
         "continued": continued,
         "stuck": stuck,
         "awaiting_computer": awaiting_computer,
@@ -538,6 +562,7 @@ def main() -> int:
     parser.add_argument("--grace", type=int, default=5000, help="grace period, ms")
     parser.add_argument("--lease", type=int, default=1000, help="table lease, ms")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--stall", type=float, default=10.0, help="a wait longer is a stall, s")
     parser.add_argument("--database-url", default="")
     parser.add_argument("--redis-url", default="")
     parser.add_argument("--logs", default="", help="keep the servers' logs in this directory")
@@ -586,6 +611,12 @@ def main() -> int:
         f"after a kill, a table moved on in: median {statistics.median(continued or [0]):.2f} s, "
         f"p90 {pct(continued, 0.9):.2f} s, max {max(continued or [0]):.2f} s "
         f"({len(continued)} table-kills; {summary['stuck']} never moved on)"
+    )
+    longest = summary["longest"]
+    print(
+        f"longest wait of a table (its version standing still): median "
+        f"{statistics.median(longest or [0]):.2f} s, max {max(longest or [0]):.2f} s; "
+        f"stalls (a wait over {args.stall:g} s): {summary['stalls']}"
     )
     print(
         f"tables awaiting a computer at a kill: {summary['awaiting_computer']}, "
