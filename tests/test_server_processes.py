@@ -420,6 +420,34 @@ def test_a_turn_logged_but_never_announced_is_announced_by_the_living_owner(
         assert service(one).shared.owns(table)  # type: ignore[union-attr]
 
 
+def test_a_table_opened_where_its_copy_went_stale_is_shown_as_logged(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """A process keeps its copy of a table after it stops following it (its sockets left, or
+    it lost the table's lease); a person who reconnects there must get the table as logged,
+    not that copy, or their page waits for a turn that has moved on to them."""
+    with (
+        site_of(postgres_url, tmp_path, hearts_pace_ms=0) as one,
+        site_of(postgres_url, tmp_path, hearts_pace_ms=0) as two,
+        ExitStack() as stack,
+    ):
+        host = person(one, stack)
+        host.create(mode="computer", options={"passing": True})
+        table = host.table
+        portal = two.client.portal
+        assert portal is not None
+        stale = portal.call(service(two).table, table).version  # a copy nobody updates
+        host.until(host.my_turn)
+        assert host.act()["type"] == "hearts.state"  # the person passes; the computers go on
+        now = host.until(lambda s: host.my_turn(s) and s["table"]["version"] > stale + 1)
+        assert portal.call(service(two).table, table).version == stale
+        back = person(two, stack)
+        opened = back.open(table, [host.token], take_over=True)
+        assert opened["type"] == "hearts.state", opened
+        assert opened["table"]["version"] == now["table"]["version"], (opened, now)
+        assert back.my_turn(opened)
+
+
 # --- heartsuit serve --workers N ---------------------------------------------------------------
 
 

@@ -214,6 +214,16 @@ class HeartsService:
         async with self._lock(table_id):
             return await self._load(table_id, at_least=at_least)
 
+    async def current(self, table_id: str) -> LiveTable:
+        """The table as its log has it now. On a site of several processes a copy may be
+        stale (this process stopped following the table: its sockets left or its lease went),
+        so a socket that opens the table asks the log's version (after it follows the
+        table's channel, so that nothing logged later goes unheard)."""
+        if self.shared is None:
+            return await self.table(table_id)
+        logged = await self.store.versions([table_id])
+        return await self.table(table_id, at_least=logged.get(table_id, 0))
+
     async def by_invite(self, text: str) -> LiveTable:
         invite = normalize_invite(text) if isinstance(text, str) else None
         table_id = await self.store.table_by_invite(invite) if invite else None
