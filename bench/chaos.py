@@ -149,6 +149,8 @@ class TableWatch:
     awaits_computer: bool = False
     #: what the last state seen said (for the report of a table that stopped)
     last: str = ""
+    #: what the state of each version seen said (for the report of a stall)
+    said: dict[int, str] = field(default_factory=dict)
 
     def saw(self, state: dict[str, Any]) -> None:
         version = int(state["table"]["version"])
@@ -164,6 +166,7 @@ class TableWatch:
                 f"over={state.get('over') is not None} "
                 f"seats {[(x['kind'], x['connected'], x['away']) for x in seats]}"
             )
+            self.said[version] = self.last
 
 
 class Chaos:
@@ -174,11 +177,15 @@ class Chaos:
         self.stopping = False
         self.tables: dict[str, TableWatch] = {}
 
-    def closed(self, exc: Exception) -> None:
+    async def dropped(self, ws: Any, exc: Exception) -> None:
+        """A socket closed or went unanswered: count why, close it, and pause a moment before
+        the caller connects again."""
         if isinstance(exc, TimeoutError):
             self.figures.timeouts += 1
         if isinstance(exc, websockets.ConnectionClosed) and exc.rcvd and exc.rcvd.code == 1011:
             self.figures.conflict_closes += 1
+        await close_quietly(ws)
+        await asyncio.sleep(0.05)
 
     async def connect(self, avoid: int | None = None) -> tuple[Any, int]:
         """A socket to a live process (not ``avoid`` if another answers)."""
@@ -249,16 +256,11 @@ class Chaos:
                     watch.saw(opened)
                 state = await self.play(ws, watch, seat, token, state)
             except (websockets.ConnectionClosed, OSError, TimeoutError) as exc:
-                self.closed(exc)
                 if lost_at == 0.0 or ws is not None:
                     lost_at = time.monotonic()
-                with contextlib.suppress(Exception):
-                    await ws.close()
+                await self.dropped(ws, exc)
                 ws = None
-                await asyncio.sleep(0.05)
-        if ws is not None:
-            with contextlib.suppress(Exception):
-                await ws.close()
+        await close_quietly(ws)
 
     async def play(
         self, ws: Any, watch: TableWatch, seat: int, token: str, state: dict[str, Any] | None
@@ -352,14 +354,15 @@ class Chaos:
                     self.figures.error(str(reply.get("code")))
                     game = await new_game(ws, game)
             except (websockets.ConnectionClosed, OSError, TimeoutError) as exc:
-                self.closed(exc)
-                with contextlib.suppress(Exception):
-                    await ws.close()
+                await self.dropped(ws, exc)
                 ws = None
-                await asyncio.sleep(0.05)
-        if ws is not None:
-            with contextlib.suppress(Exception):
-                await ws.close()
+        await close_quietly(ws)
+
+
+async def close_quietly(ws: Any) -> None:
+    if ws is not None:
+        with contextlib.suppress(Exception):
+            await ws.close()
 
 
 async def new_game(ws: Any, leaving: str) -> str:
@@ -454,8 +457,8 @@ async def run(args: argparse.Namespace, procs: list[Process]) -> tuple[Figures, 
                 stalls.append((wait, table, at - kills[0][0] if kills else 0.0, version))
     for wait, table, since_first_kill, version in sorted(stalls, reverse=True):
         print(
-            f"  table {table} stood still {wait:.1f} s at v{version} "
-            f"({since_first_kill:+.1f} s from the first kill)",
+            f"  table {table} stood still {wait:.1f} s ({since_first_kill:+.1f} s from the "
+            f"first kill): {chaos.tables[table].said.get(version, f'v{version}')}",
             flush=True,
         )
     summary = {
