@@ -23,6 +23,9 @@ Afterwards every acknowledged action is looked up in the database, and the figur
   of the last state acknowledged vs. the rows of the game's log);
 * per kill and table: the time from the kill until the table's version moved again (as the
   table's people saw it): median, p90, max;
+* per table, its longest wait: the longest time its people saw its version stand still (kill
+  or no kill; to the end of the run for the last one), and the stalls: waits longer than
+  ``--stall`` seconds (their table, when and at what version, are printed);
 * tables that awaited a computer at a kill, and of those how many had a computer play after
   it (the computer turns resumed, on whichever process owned the table then);
 * reconnects, and those that got their seat back (``hearts.open`` answered with the seat);
@@ -37,6 +40,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import itertools
 import json
 import os
 import random
@@ -145,6 +149,8 @@ class TableWatch:
     awaits_computer: bool = False
     #: what the last state seen said (for the report of a table that stopped)
     last: str = ""
+    #: what the state of each version seen said (for the report of a stall)
+    said: dict[int, str] = field(default_factory=dict)
 
     def saw(self, state: dict[str, Any]) -> None:
         version = int(state["table"]["version"])
@@ -160,6 +166,7 @@ class TableWatch:
                 f"over={state.get('over') is not None} "
                 f"seats {[(x['kind'], x['connected'], x['away']) for x in seats]}"
             )
+            self.said[version] = self.last
 
 
 class Chaos:
@@ -170,11 +177,15 @@ class Chaos:
         self.stopping = False
         self.tables: dict[str, TableWatch] = {}
 
-    def closed(self, exc: Exception) -> None:
+    async def dropped(self, ws: Any, exc: Exception) -> None:
+        """A socket closed or went unanswered: count why, close it, and pause a moment before
+        the caller connects again."""
         if isinstance(exc, TimeoutError):
             self.figures.timeouts += 1
         if isinstance(exc, websockets.ConnectionClosed) and exc.rcvd and exc.rcvd.code == 1011:
             self.figures.conflict_closes += 1
+        await close_quietly(ws)
+        await asyncio.sleep(0.05)
 
     async def connect(self, avoid: int | None = None) -> tuple[Any, int]:
         """A socket to a live process (not ``avoid`` if another answers)."""
@@ -245,16 +256,11 @@ class Chaos:
                     watch.saw(opened)
                 state = await self.play(ws, watch, seat, token, state)
             except (websockets.ConnectionClosed, OSError, TimeoutError) as exc:
-                self.closed(exc)
                 if lost_at == 0.0 or ws is not None:
                     lost_at = time.monotonic()
-                with contextlib.suppress(Exception):
-                    await ws.close()
+                await self.dropped(ws, exc)
                 ws = None
-                await asyncio.sleep(0.05)
-        if ws is not None:
-            with contextlib.suppress(Exception):
-                await ws.close()
+        await close_quietly(ws)
 
     async def play(
         self, ws: Any, watch: TableWatch, seat: int, token: str, state: dict[str, Any] | None
@@ -348,14 +354,15 @@ class Chaos:
                     self.figures.error(str(reply.get("code")))
                     game = await new_game(ws, game)
             except (websockets.ConnectionClosed, OSError, TimeoutError) as exc:
-                self.closed(exc)
-                with contextlib.suppress(Exception):
-                    await ws.close()
+                await self.dropped(ws, exc)
                 ws = None
-                await asyncio.sleep(0.05)
-        if ws is not None:
-            with contextlib.suppress(Exception):
-                await ws.close()
+        await close_quietly(ws)
+
+
+async def close_quietly(ws: Any) -> None:
+    if ws is not None:
+        with contextlib.suppress(Exception):
+            await ws.close()
 
 
 async def new_game(ws: Any, leaving: str) -> str:
@@ -409,6 +416,7 @@ async def run(args: argparse.Namespace, procs: list[Process]) -> tuple[Figures, 
         victim.start()
         await victim.wait_healthy()
     await asyncio.sleep(args.after)
+    end = time.monotonic()
     chaos.stopping = True
     await asyncio.wait(people, timeout=30)
     for task in people:
@@ -436,7 +444,26 @@ async def run(args: argparse.Namespace, procs: list[Process]) -> tuple[Figures, 
             if computer:
                 awaiting_computer += 1
                 resumed += bool(later)
+    # the longest time each table's version stood still, as its people saw it (a table's people
+    # act after at most 0.6 s and its computers after a pace or two, so a long wait is a stall)
+    stalls: list[tuple[float, str, float, int]] = []
+    longest: dict[str, float] = {}
+    for table, watch in chaos.tables.items():
+        marks = [*(m for m in watch.moves if m[0] < end), (end, -1)]
+        for (at, version), (later, _) in itertools.pairwise(marks):
+            wait = later - at
+            longest[table] = max(longest.get(table, 0.0), wait)
+            if wait > args.stall:
+                stalls.append((wait, table, at - kills[0][0] if kills else 0.0, version))
+    for wait, table, since_first_kill, version in sorted(stalls, reverse=True):
+        print(
+            f"  table {table} stood still {wait:.1f} s ({since_first_kill:+.1f} s from the "
+            f"first kill): {chaos.tables[table].said.get(version, f'v{version}')}",
+            flush=True,
+        )
     summary = {
+        "longest": list(longest.values()),
+        "stalls": len(stalls),
         "continued": continued,
         "stuck": stuck,
         "awaiting_computer": awaiting_computer,
@@ -538,6 +565,7 @@ def main() -> int:
     parser.add_argument("--grace", type=int, default=5000, help="grace period, ms")
     parser.add_argument("--lease", type=int, default=1000, help="table lease, ms")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--stall", type=float, default=10.0, help="a wait longer is a stall, s")
     parser.add_argument("--database-url", default="")
     parser.add_argument("--redis-url", default="")
     parser.add_argument("--logs", default="", help="keep the servers' logs in this directory")
@@ -586,6 +614,12 @@ def main() -> int:
         f"after a kill, a table moved on in: median {statistics.median(continued or [0]):.2f} s, "
         f"p90 {pct(continued, 0.9):.2f} s, max {max(continued or [0]):.2f} s "
         f"({len(continued)} table-kills; {summary['stuck']} never moved on)"
+    )
+    longest = summary["longest"]
+    print(
+        f"longest wait of a table (its version standing still): median "
+        f"{statistics.median(longest or [0]):.2f} s, max {max(longest or [0]):.2f} s; "
+        f"stalls (a wait over {args.stall:g} s): {summary['stalls']}"
     )
     print(
         f"tables awaiting a computer at a kill: {summary['awaiting_computer']}, "

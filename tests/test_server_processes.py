@@ -19,6 +19,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -26,10 +27,13 @@ from contextlib import AbstractContextManager, ExitStack, closing
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
-from heartsuit.server.hearts_service import HeartsService
-from heartsuit.server.hearts_tables import LogEntry
+from heartsuit.hearts.table import computer_action
+from heartsuit.server.hearts_service import HeartsService, TableChanged, table_channel
+from heartsuit.server.hearts_tables import LiveTable, LogEntry
+from heartsuit.server.redis_bus import PREFIX
 from heartsuit.server.settings import sqlite_url
 from tests.hearts_support import Seat, play_until_over
 from tests.server_process import free_port
@@ -289,6 +293,161 @@ def test_when_the_owner_dies_another_process_takes_its_tables_over(
         assert len(actions_of(log, seat)) >= 1, seat
 
 
+# --- a turn logged but never announced ---------------------------------------------------------
+
+
+def play_silently(site: Site, table: str) -> int:
+    """Log the computers' turns until a person's, through the store alone, announcing nothing:
+    what the owner leaves when it dies (or its write is cancelled) between its commit and its
+    notice. Returns the version the log is then at."""
+    store = service(site).store
+    portal = site.client.portal
+    assert portal is not None
+    found = portal.call(store.get_table, table)
+    assert found is not None
+    live = LiveTable.replay(*found)
+    written = 0
+    while (awaited := live.awaiting()) and all(live.seats[s].kind == "computer" for s in awaited):
+        action = computer_action(live.match, awaited[0], "easy", f"{table}/0")  # type: ignore[arg-type]
+        entry = live.entry("action", action.to_dict(), 0)
+        live.apply(entry)
+        portal.call(store.append, live.record, entry, [])
+        written += 1
+    assert (
+        written >= 1
+        and live.awaiting()
+        and all(live.seats[s].kind == "human" for s in live.awaiting())
+    ), live.awaiting()
+    return live.version
+
+
+def listening(site: Site, table: str, limit_s: float) -> Callable[[int], bool]:
+    """Follow the table's channel on ``site`` from now on; the function returned says whether
+    a notice of the given version (or later) came within ``limit_s`` of now."""
+    portal = site.client.portal
+    assert portal is not None
+    want: list[int] = []
+    heard: list[int] = []
+    ready = threading.Event()
+
+    async def follow() -> bool:
+        async with service(site).bus.listen(table_channel(table)) as queue:
+            ready.set()
+            with anyio.move_on_after(limit_s):
+                while not (want and heard and max(heard) >= want[0]):
+                    with anyio.move_on_after(0.05):
+                        notice = await queue.get()
+                        if isinstance(notice, TableChanged):
+                            heard.append(notice.version)
+                return True
+        return False
+
+    future = portal.start_task_soon(follow)
+    assert ready.wait(10)
+
+    def came(version: int) -> bool:
+        want.append(version)
+        return future.result(timeout=limit_s + 10)
+
+    return came
+
+
+def test_a_turn_logged_by_a_dead_owner_but_never_announced_reaches_the_people(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """The rare stall of the chaos bench: the owner logged computer turns and died (or had
+    its write cancelled on losing its lease) before announcing them. The log then awaits a
+    person whose page still shows a computer's turn; the process that takes the table over
+    announces the version it replayed, so the person hears it is their turn."""
+    with site_of(postgres_url, tmp_path, hearts_pace_ms=0) as two:
+        with ExitStack() as dying:
+            # the owner's computers think forever: every computer turn below is "its" write
+            one = dying.enter_context(site_of(postgres_url, tmp_path, hearts_pace_ms=600_000))
+            with one.peer() as peer:
+                host = Seat(peer)
+                host.create(mode="computer", options={"passing": True})
+                table, token = host.table, host.token
+            assert service(one).shared.owns(table)  # type: ignore[union-attr]
+            kill(one)
+        # the dead owner's lease outlives it (here by 8 s, long enough for the steps below on
+        # a loaded machine; a lease renewed just before a kill does by up to one lease), and
+        # its last turns land in the log meanwhile
+        client = pytest.importorskip("redis").Redis.from_url(REDIS_URL)
+        try:
+            assert client.pexpire(f"{PREFIX}lease:{table}", 8000)
+        finally:
+            client.close()
+        with two.peer() as peer:
+            me = Seat(peer)
+            opened = me.open(table, [token], take_over=True)
+            assert opened["type"] == "hearts.state", opened
+            me.until(me.my_turn)
+            passed = me.act()  # the person passes; the computers' passes are the owner's
+            assert passed["type"] == "hearts.state" and not me.my_turn(passed), passed
+            seen = me.version
+            came = listening(two, table, 30.0)
+            logged_at = play_silently(two, table)
+            assert logged_at > seen
+            assert came(logged_at), "nobody announced the turns the dead owner logged"
+            state = me.until(lambda s: s["table"]["version"] >= logged_at)
+            assert me.my_turn(state), state
+        assert service(two).shared.owns(table)  # type: ignore[union-attr]
+
+
+def test_a_turn_logged_but_never_announced_is_announced_by_the_living_owner(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """The same gap while the owner lives on (a turn's write cancelled after its commit, or a
+    notice lost): the owner's next round finds the log past every version announced and
+    announces it."""
+    with (
+        site_of(postgres_url, tmp_path, hearts_pace_ms=600_000) as one,
+        site_of(postgres_url, tmp_path, hearts_pace_ms=0) as two,
+        ExitStack() as stack,
+    ):
+        host = person(one, stack)
+        host.create(mode="computer", options={"passing": True})
+        table = host.table
+        me = person(two, stack)
+        assert me.open(table, [host.token], take_over=True)["type"] == "hearts.state"
+        me.until(me.my_turn)
+        passed = me.act()
+        assert passed["type"] == "hearts.state" and not me.my_turn(passed), passed
+        came = listening(two, table, 20.0)
+        logged_at = play_silently(two, table)
+        assert came(logged_at), "the owner did not announce the turns logged behind its back"
+        assert me.my_turn(me.until(lambda s: s["table"]["version"] >= logged_at))
+        assert service(one).shared.owns(table)  # type: ignore[union-attr]
+
+
+def test_a_table_opened_where_its_copy_went_stale_is_shown_as_logged(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """A process keeps its copy of a table after it stops following it (its sockets left, or
+    it lost the table's lease); a person who reconnects there must get the table as logged,
+    not that copy, or their page waits for a turn that has moved on to them."""
+    with (
+        site_of(postgres_url, tmp_path, hearts_pace_ms=0) as one,
+        site_of(postgres_url, tmp_path, hearts_pace_ms=0) as two,
+        ExitStack() as stack,
+    ):
+        host = person(one, stack)
+        host.create(mode="computer", options={"passing": True})
+        table = host.table
+        portal = two.client.portal
+        assert portal is not None
+        stale = portal.call(service(two).table, table).version  # a copy nobody updates
+        host.until(host.my_turn)
+        assert host.act()["type"] == "hearts.state"  # the person passes; the computers go on
+        now = host.until(lambda s: host.my_turn(s) and s["table"]["version"] > stale + 1)
+        assert portal.call(service(two).table, table).version == stale
+        back = person(two, stack)
+        opened = back.open(table, [host.token], take_over=True)
+        assert opened["type"] == "hearts.state", opened
+        assert opened["table"]["version"] == now["table"]["version"], (opened, now)
+        assert back.my_turn(opened)
+
+
 # --- heartsuit serve --workers N ---------------------------------------------------------------
 
 
@@ -406,17 +565,22 @@ def test_serve_refuses_workers_without_redis(tmp_path: Path) -> None:
 # --- chaos, short ------------------------------------------------------------------------------
 
 
-def test_chaos_kills_lose_no_acknowledged_action_and_keep_every_seat(tmp_path: Path) -> None:
+def test_chaos_kills_lose_no_acknowledged_action_keep_every_seat_and_stall_no_table(
+    tmp_path: Path,
+) -> None:
     """``bench/chaos.py`` in small: three processes, two kills (SIGKILL, restarted); it exits
-    non-zero if an acknowledged action is missing from the log, and every reconnect must get its
-    seat back. Timings are the bench's."""
+    non-zero if an acknowledged action is missing from the log; every reconnect must get its
+    seat back, and every table must move on after each kill and never stand still for long
+    (15 s: its people act within 0.6 s and its computers within a pace, and a dead owner's
+    tables get a new one within about two leases of 1 s, so only a stall comes near it, on a
+    loaded machine too). Other timings are the bench's figures."""
     if not POSTGRES_URL:
         pytest.skip("set HEARTSUIT_TEST_POSTGRES to a postgres URL")
     bench = Path(__file__).resolve().parent.parent / "bench" / "chaos.py"
     done = subprocess.run(
         [
             *(sys.executable, str(bench), "--kills", "2", "--tables", "3", "--solitaire", "3"),
-            *("--every", "3:4", "--warmup", "3", "--after", "5", "--seed", "7"),
+            *("--every", "3:4", "--warmup", "3", "--after", "5", "--seed", "7", "--stall", "15"),
         ],
         capture_output=True,
         text=True,
@@ -432,5 +596,5 @@ def test_chaos_kills_lose_no_acknowledged_action_and_keep_every_seat(tmp_path: P
     assert "(0 NOT in the log)" in out and "moves (0 NOT in the log)" in out, out
     assert out.count("killed server") == 2, out
     assert ", lost 0;" in out, out
-    # (whether every table moved on within seconds is the bench's figure, not checked here: a
-    # rare stall of one table, docs/bench-hearts.md "Chaos", is not understood yet)
+    assert "table-kills; 0 never moved on)" in out, out
+    assert "stalls (a wait over 15 s): 0" in out, out

@@ -29,6 +29,13 @@ one of any two entries; the other gets ``EntryConflict``, catches up from the lo
 computer's choice is deterministic, finds its turn already played. The lease is what makes one
 process, not all of them, run the timers.
 
+Nor does a lease make sure that everyone hears of every entry: a writer may commit an entry and
+never publish its notice (killed in between, or, as the chaos bench found, an owner whose lease
+ran out under load and whose computer turn's write was cancelled after it had committed). The
+owner therefore keeps the highest version announced on each table's channel and announces the
+logged version past it, when it takes a table over and in each round of renewals
+(``HeartsService._coordinate``); losing a lease does not cancel a turn being written.
+
 The scripts touch keys other than their ``KEYS`` (the holders' alive keys), which is fine on a
 single Redis server (or a primary with replicas) but not on Redis Cluster.
 """

@@ -139,6 +139,9 @@ class HeartsService:
         self._claims: dict[str, asyncio.Task[None]] = {}
         #: tables another process owns: when (time.monotonic()) its lease ends unless renewed
         self._others: dict[str, float] = {}
+        #: per owned table, the highest version announced on its channel (by any process) as
+        #: far as this process knows: the owner announces a logged version past it (_coordinate)
+        self._told: dict[str, int] = {}
         self._coordinator: asyncio.Task[None] | None = None
         self._closing = False
         #: the states sent to the sockets, with what they share encoded once per version
@@ -184,6 +187,7 @@ class HeartsService:
         self._graces.clear()
         self._watchers.clear()
         self._claims.clear()
+        self._told.clear()
         if self.shared is not None:
             await self.shared.close()
 
@@ -209,6 +213,16 @@ class HeartsService:
         the log has grown past this process's copy, which then catches up from the log."""
         async with self._lock(table_id):
             return await self._load(table_id, at_least=at_least)
+
+    async def current(self, table_id: str) -> LiveTable:
+        """The table as its log has it now. On a site of several processes a copy may be
+        stale (this process stopped following the table: its sockets left or its lease went),
+        so a socket that opens the table asks the log's version (after it follows the
+        table's channel, so that nothing logged later goes unheard)."""
+        if self.shared is None:
+            return await self.table(table_id)
+        logged = await self.store.versions([table_id])
+        return await self.table(table_id, at_least=logged.get(table_id, 0))
 
     async def by_invite(self, text: str) -> LiveTable:
         invite = normalize_invite(text) if isinstance(text, str) else None
@@ -515,6 +529,8 @@ class HeartsService:
                 trick = live.match.hand.view(0).trick if live.match is not None else None
                 fresh_trick = trick is not None and not trick.plays
                 await asyncio.sleep(self.pace_ms * (2 if fresh_trick else 1) / 1000)
+                if self.shared is not None and not self.shared.owns(table_id):
+                    return  # lost during the delay
                 async with self._lock(table_id):
                     live = await self._load(table_id)
                     seats = self._computer_seats(live)
@@ -598,10 +614,15 @@ class HeartsService:
             )
 
     def _lose(self, table_id: str) -> None:
-        """The lease is gone (expired, taken, or given back): stop the table's timers here."""
+        """The lease is gone (expired, taken, or given back): stop the table's timers here.
+
+        The computer turns' task is not cancelled: it may be writing a turn, and a write
+        cancelled after its commit leaves an entry in the log that nobody announces (its
+        people would wait for a turn already played). It stops by itself before its next turn
+        (:meth:`_drive` checks the lease before each)."""
+        self._told.pop(table_id, None)
         for task in (
             self._watchers.pop(table_id, None),
-            self._drivers.pop(table_id, None),
             *(self._graces.pop(key) for key in [k for k in self._graces if k[0] == table_id]),
         ):
             if task is not None and task is not asyncio.current_task():
@@ -612,16 +633,19 @@ class HeartsService:
         a presence change may start or stop a grace timer."""
         try:
             async with self.bus.listen(table_channel(table_id)) as queue:
-                # the log may have grown while another process owned the table
+                # the log may have grown while another process owned the table, by entries
+                # nobody announced (their writer died between its commit and its notice)
                 self.forget(table_id)
-                await self.table(table_id)
+                await self._tell(await self.table(table_id))
                 with contextlib.suppress(*REDIS_FAILURES):
                     await self._check_presence([table_id])
                 self._kick(table_id)
                 while True:
+                    _stop_if_cancelled()
                     change = await queue.get()
                     if not isinstance(change, TableChanged):
                         continue
+                    self._heard(table_id, change.version)
                     try:
                         await self.table(table_id, at_least=change.version)
                     except HeartsError:
@@ -711,13 +735,17 @@ class HeartsService:
                         self._took(table_id)  # its follower stopped (logged): follow it again
                 # a change made elsewhere whose notice this process missed (a notice is only a
                 # hint): the log's versions say which copies are behind; they catch up, and the
-                # computer turns go on (even if their task had stopped on an error)
+                # computer turns go on (even if their task had stopped on an error). A version
+                # logged but never announced (its writer was killed or cancelled between its
+                # commit and its notice) is announced now, or its people would wait for it
                 logged = await self.store.versions(held)
                 for table_id in held:
                     live = self._live.get(table_id)
-                    if live is not None and live.version < logged.get(table_id, 0):
+                    version = logged.get(table_id, 0)
+                    behind = live is not None and live.version < version
+                    if behind or self._told.get(table_id, -1) < version:
                         with contextlib.suppress(HeartsError):
-                            await self.table(table_id, at_least=logged[table_id])
+                            await self._tell(await self.table(table_id, at_least=version))
                     self._kick(table_id)
                 finished = [
                     t for t in shared.held if (live := self._live.get(t)) and live.status == "over"
@@ -747,8 +775,10 @@ class HeartsService:
             except asyncio.CancelledError:
                 raise
             except REDIS_FAILURES as exc:
+                _stop_if_cancelled()
                 log.warning("Redis unreachable, table leases not renewed: %s", exc)
             except Exception:
+                _stop_if_cancelled()
                 log.exception("table leases: a round failed")
 
     # ------------------------------------------------------------------ internals
@@ -813,9 +843,20 @@ class HeartsService:
             raise
 
     async def _announce(self, live: LiveTable, *, presence: bool = False) -> None:
+        self._heard(live.record.id, live.version)
         await self.bus.publish(
             table_channel(live.record.id), TableChanged(live.record.id, live.version, presence)
         )
+
+    def _heard(self, table_id: str, version: int) -> None:
+        """``version`` of the table was announced (kept for the tables this process owns)."""
+        if self.shared is not None and self.shared.owns(table_id):
+            self._told[table_id] = max(self._told.get(table_id, -1), version)
+
+    async def _tell(self, live: LiveTable) -> None:
+        """Announce the table's version unless it is known to have been announced already."""
+        if self._told.get(live.record.id, -1) < live.version:
+            await self._announce(live)
 
     def _spawn_announce(
         self, table_id: str, *, before: Callable[[], Awaitable[None]] | None = None
@@ -827,6 +868,15 @@ class HeartsService:
                 await self._announce(await self.table(table_id), presence=True)
 
         asyncio.get_running_loop().create_task(announce())
+
+
+def _stop_if_cancelled() -> None:
+    """Raise CancelledError if this task was cancelled: a client library may turn a
+    cancellation that meets its own timeout into its own error (which a loop here logs and
+    goes on from), and a loop that missed its cancellation would hold up the server's stop."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
 
 
 def _now() -> float:

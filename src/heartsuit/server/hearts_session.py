@@ -128,6 +128,7 @@ class HeartsSession:
             live = await service.table(message.table)
             tokens = {service.seat_of(live, token): token for token in message.tokens}
             await self._sit_down(live, tokens, take_over=message.take_over)
+            live = await service.current(message.table)  # this process's copy may be stale
             await self.link.send(await self._frame(live, message.version), req)
         elif isinstance(message, HeartsInvite):
             live = await service.by_invite(message.invite)
