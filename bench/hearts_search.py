@@ -30,6 +30,7 @@ import math
 import statistics
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 
 from heartsuit.cards import Card
 from heartsuit.hearts.bots import Bot, make_bot
@@ -52,6 +53,7 @@ VARIANTS = {
     "flush": SearchConfig(playouts=1000, passing=PassConfig(playouts=1100), flush_queen=True),
     "leads": SearchConfig(playouts=1000, passing=PassConfig(playouts=1100), safe_leads=True),
     "hard100": HARD_100MS,
+    "plays": replace(HARD_100MS, infer_plays=True),
 }
 
 
