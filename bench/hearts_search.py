@@ -43,7 +43,8 @@ from heartsuit.hearts.rules import Rules
 from heartsuit.hearts.scoring import moon_shooter
 from heartsuit.hearts.view import SeatView
 
-# the search as it was before equivalent cards and Q♠ inference, and as it is (hard100)
+# the search as it was before equivalent cards and Q♠ inference, and as it is (hard100); its
+# options (plays: hard100 with worlds weighing the others' ducks and discards)
 VARIANTS = {
     "plain": SearchConfig(
         playouts=1000, passing=PassConfig(playouts=1100), merge_equivalent=False, infer=False
