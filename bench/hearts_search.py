@@ -30,6 +30,7 @@ import math
 import statistics
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 
 from heartsuit.cards import Card
 from heartsuit.hearts.bots import Bot, make_bot
@@ -42,7 +43,8 @@ from heartsuit.hearts.rules import Rules
 from heartsuit.hearts.scoring import moon_shooter
 from heartsuit.hearts.view import SeatView
 
-# the search as it was before equivalent cards and Q♠ inference, and as it is (hard100)
+# the search as it was before equivalent cards and Q♠ inference, and as it is (hard100); its
+# options (plays: hard100 with worlds weighing the others' ducks and discards)
 VARIANTS = {
     "plain": SearchConfig(
         playouts=1000, passing=PassConfig(playouts=1100), merge_equivalent=False, infer=False
@@ -52,6 +54,7 @@ VARIANTS = {
     "flush": SearchConfig(playouts=1000, passing=PassConfig(playouts=1100), flush_queen=True),
     "leads": SearchConfig(playouts=1000, passing=PassConfig(playouts=1100), safe_leads=True),
     "hard100": HARD_100MS,
+    "plays": replace(HARD_100MS, infer_plays=True),
 }
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -29,6 +30,9 @@ from heartsuit.shuffle import Rng
 from .hearts_helpers import cards, filled_deal
 
 TINY = SearchConfig(playouts=12, passing=PassConfig(playouts=30, candidates=5))
+TINY_HINTS = SearchConfig(
+    playouts=12, passing=PassConfig(playouts=30, candidates=5), infer_plays=True
+)
 TINY_ISMCTS = SearchConfig(algorithm="ismcts", playouts=40, passing=PassConfig(method="heuristic"))
 # every preset, Cancellation at every table size, and one-pack tables with passing on
 TABLES = [
@@ -70,9 +74,10 @@ def to_cards(indices: list[int]) -> Counter[Card]:
     seed=st.integers(0, 10**6),
     plays=st.integers(0, 60),
     seat=st.integers(0, 9),
+    hints=st.booleans(),
 )
 def test_sampled_worlds_agree_with_everything_the_seat_knows(
-    table: int, seed: int, plays: int, seat: int
+    table: int, seed: int, plays: int, seat: int, hints: bool
 ) -> None:
     rules = TABLES[table]
     hand = random_position(rules, seed, plays)
@@ -80,7 +85,7 @@ def test_sampled_worlds_agree_with_everything_the_seat_knows(
         return
     seat %= rules.players
     view = hand.view(seat)
-    know = knowledge(view)
+    know = knowledge(view, hints=hints)
     # the truth is one of the worlds the knowledge allows (nothing is over-inferred)
     truth = [
         [] if s == seat else [card_index(c) for c in hand.holdings[s]] for s in range(rules.players)
@@ -200,6 +205,103 @@ def test_a_seat_that_follows_under_a_high_spade_with_another_spade_rarely_has_th
     assert consistent(know, sample(know, Rng(2))) is None
 
 
+def test_ducks_and_discards_suggest_what_a_seat_lacks() -> None:
+    hand = Hand.from_cards(
+        Rules(),
+        [
+            cards("2C 3C 4C 5C 6C 2D 3D 4D 5D 6D 2H 3H 4H"),
+            cards("7C 7D 8D 9D 10D JD QD KD AD 5H 6H 7H 8H"),
+            cards("8C 9C 10C JC 2S 3S 4S 5S 6S 7S 8S 9H 10H"),
+            cards("QC KC AC JH QH KH AH QS KS AS 9S 10S JS"),
+        ],
+        pass_direction="hold",
+    )
+    # trick 1 (high cards shed freely): 1 and 2 follow low; trick 2: 3 leads K♣, 1 throws 8♥
+    # (a heart before A♠/K♠ with Q♠ out), 2 ducks last under the king with 9♣ (a point is in)
+    for card in cards("2C 7C 8C AC KC 3C 8H 9C"):
+        hand.play(hand.to_play if hand.to_play is not None else 0, card)
+
+    def mask(codes: str) -> int:
+        return sum(1 << card_index(c) for c in cards(codes))
+
+    know = knowledge(hand.view(0), hints=True)
+    assert know.unlikely[1] == mask("QS KS AS 9H 10H JH QH KH AH 8C 9C 10C JC QC KC AC")
+    assert know.unlikely[2] == mask("9C 10C JC QC KC AC")
+    assert know.unlikely[3] == 0
+    assert know.allowed == knowledge(hand.view(0)).allowed  # soft: nothing is ruled out
+    assert knowledge(hand.view(0)).unlikely[1:4] == (mask("QS"), 0, 0)
+    rng = Rng(4)
+    ace = card_index(Card(14, Suit.HEARTS))
+    holders = Counter(s for _ in range(600) for s, h in enumerate(sample(know, rng)) if ace in h)
+    assert 0 < holders[1] < holders[2] / 3 and 0 < holders[1] < holders[3] / 3
+
+
+def test_a_clean_discard_suggests_no_hearts_and_a_clean_last_follow_no_higher_card() -> None:
+    hand = Hand.from_cards(
+        Rules(),
+        [
+            cards("2C 3C 4C 5C 6C 2D 3D 4D 5D 6D 2H 3H 4H"),
+            cards("7C 7D 8D 9D 10D JD QD KD AD 5H 6H 7H 8H"),
+            cards("8C 9C 10C JC 2S 3S 4S 5S 6S 7S 8S 9H 10H"),
+            cards("QC KC AC JH QH KH AH QS KS AS 9S 10S JS"),
+        ],
+        pass_direction="hold",
+    )
+    # trick 2: 3 leads J♠ and wins; 0 throws (its own plays are never read), 1 throws 7♦ (a
+    # clean card: no heart, no A♠/K♠), 2 follows last to a clean trick with 5♠ (it would shed
+    # its highest clean spade there: none above 5♠ but Q♠, which carries points)
+    for card in cards("2C 7C 8C AC JS 2D 7D 5S"):
+        hand.play(hand.to_play if hand.to_play is not None else 0, card)
+    know = knowledge(hand.view(0), hints=True)
+    hearts = sum(1 << i for i in range(26, 39))
+    spades = {r: 1 << card_index(Card(r, Suit.SPADES)) for r in range(2, 15)}
+    assert know.unlikely[1] & hearts == hearts
+    assert know.unlikely[1] & spades[13] and know.unlikely[1] & spades[14]
+    assert know.unlikely[2] & sum(spades.values()) == sum(
+        spades[r] for r in (6, 7, 8, 9, 10, 11, 13, 14)
+    )
+    assert knowledge(hand.view(0)).unlikely[2] == 0
+
+
+def test_the_search_reads_the_view_only() -> None:
+    # twin deals: two other seats swap two unplayed cards of one suit, so the seat to play sees
+    # exactly the same; its choice must not change (while other bot seeds do change it)
+    config = replace(TINY, playouts=200, infer_plays=True)
+    rules = Rules()
+    undecided = 0
+    for seed in range(6):
+        rnd = random.Random(seed)
+        hand = Hand.deal(rules, seed, pass_direction="hold")
+        dealt = [list(h) for h in hand.holdings]
+        moves: list[tuple[int, Card]] = []
+        for _ in range(14):
+            turn = hand.to_play
+            assert turn is not None
+            card = rnd.choice(hand.legal_plays(turn))
+            hand.play(turn, card)
+            moves.append((turn, card))
+        me = hand.to_play
+        assert me is not None
+        s1, s2 = [s for s in range(4) if s != me][:2]
+        x, y = next(
+            (a, b)
+            for a in hand.holdings[s1]
+            for b in hand.holdings[s2]
+            if a.suit is b.suit and QUEEN_OF_SPADES not in (a, b)
+        )
+        dealt[s1][dealt[s1].index(x)] = y
+        dealt[s2][dealt[s2].index(y)] = x
+        twin = Hand.from_cards(rules, dealt, pass_direction="hold")
+        for seat, card in moves:
+            twin.play(seat, card)
+        assert twin.holdings[s1] != hand.holdings[s1]
+        first = SearchBot(seed, config).choose_play(hand.view(me))
+        assert SearchBot(seed, config).choose_play(twin.view(me)) == first
+        others = {SearchBot(seed + k, config).choose_play(hand.view(me)) for k in range(1, 4)}
+        undecided += len(others | {first}) > 1
+    assert undecided  # the worlds matter to these choices, so a peek could change them
+
+
 def test_equivalent_cards_are_grouped_and_searched_once() -> None:
     rules = Rules()
     hand = Hand.from_cards(
@@ -314,7 +416,7 @@ def test_safe_leads_pick_the_suit_the_others_beat_most() -> None:
 @given(table=st.integers(0, len(TABLES) - 1), seed=st.integers(0, 10**6))
 def test_search_bots_pass_and_play_legally_in_every_preset(table: int, seed: int) -> None:
     rules = TABLES[table]
-    config = TINY if seed % 2 else TINY_ISMCTS
+    config = (TINY, TINY_ISMCTS, TINY_HINTS)[seed % 3]
     bots = [SearchBot(seed + s, config) for s in range(rules.players)]
     hand = Hand.deal(rules, seed, hand_number=seed % 3)
     if hand.phase is Phase.PASS:
@@ -344,7 +446,9 @@ def test_easy_bot_passes_and_plays_legally(table: int, seed: int) -> None:
         hand.play(turn, bots[turn].choose_play(hand.view(turn)))
 
 
-@pytest.mark.parametrize("config", [TINY, TINY_ISMCTS], ids=["pimc", "ismcts"])
+@pytest.mark.parametrize(
+    "config", [TINY, TINY_ISMCTS, TINY_HINTS], ids=["pimc", "ismcts", "pimc-hints"]
+)
 def test_the_same_seed_and_view_give_the_same_card(config: SearchConfig) -> None:
     for seed in range(6):
         hand = random_position(Rules(), seed, 9)

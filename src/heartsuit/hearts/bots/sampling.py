@@ -32,7 +32,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from heartsuit.cards import Card, Suit
-from heartsuit.hearts.fast_tables import card_index
+from heartsuit.hearts.fast_tables import card_index, index_card
 from heartsuit.hearts.rules import HOLD, QUEEN_OF_SPADES
 from heartsuit.hearts.view import SeatView, TrickRecord
 from heartsuit.shuffle import Rng
@@ -75,10 +75,12 @@ def played_cards(view: SeatView) -> list[Card]:
     return out
 
 
-def knowledge(view: SeatView, soft: bool = True) -> Knowledge:
+def knowledge(view: SeatView, soft: bool = True, hints: bool = False) -> Knowledge:
     """Read everything ``view``'s seat knows about where the unseen cards are.
 
-    ``soft`` also reads what the other seats' plays suggest (:func:`unlikely_cards`)."""
+    ``soft`` also reads what the other seats' plays suggest about Q♠ (:func:`unlikely_cards`);
+    ``hints`` (with ``soft``) also what their ducks and discards suggest (:func:`play_hints`).
+    """
     rules = view.rules
     n = rules.players
     me = view.seat
@@ -120,6 +122,9 @@ def knowledge(view: SeatView, soft: bool = True) -> Knowledge:
     need.append(kitty_hidden)
     allowed[me] = 0
     unlikely = unlikely_cards(view, records) if soft else [0] * (n + 1)
+    if soft and hints:
+        for slot, mask in enumerate(play_hints(view, records)):
+            unlikely[slot] |= mask
     return Knowledge(
         seat=me,
         players=n,
@@ -169,6 +174,83 @@ def unlikely_cards(view: SeatView, records: list[TrickRecord]) -> list[int]:
                     out[seat] |= QUEEN_BIT
             if card.suit is led and (best is None or card.rank > best.rank):
                 best = card
+            if card == QUEEN_OF_SPADES:
+                queen_out = False
+    return out
+
+
+def _ranks(suit: Suit, low: int, high: int) -> int:
+    """The mask of the cards of ``suit`` ranked strictly between ``low`` and ``high``."""
+    if high - low < 2:
+        return 0
+    base = 13 * _suit_order(suit)
+    return ((1 << (high - low - 1)) - 1) << (base + low - 1)
+
+
+def play_hints(view: SeatView, records: list[TrickRecord]) -> list[int]:
+    """Per slot, the cards its ducks and discards suggest it does not hold (soft, like
+    :func:`unlikely_cards`).
+
+    They read the other seats as players who follow the common advice (as every bot here and
+    the guided playouts do): duck under the trick's winner with the highest card that still
+    loses, shed the highest clean card where nothing can hurt (the first trick, last to a trick
+    without points), win only when forced; and when void, discard Q♠ first, then A♠/K♠ while
+    Q♠ is out (always with spade penalties), then the top heart, and only then anything else.
+    So, read trick by trick (never for this seat, nor on a lead):
+
+    * followed under the winner with card *c*, where a duck was wanted: nothing of the suit
+      between *c* and the winner;
+    * followed over the winner where a duck was wanted: nothing of the suit below the winner;
+    * followed with *c* where a high card was shed: no clean card of the suit above *c*;
+    * threw something other than A♠/K♠ while Q♠ was out: no A♠ or K♠;
+    * threw a heart: no higher heart; threw a clean card that is not a spade above Q♠: no heart.
+
+    Discards on the first trick (where points may be barred) are not read. One pack only.
+    """
+    rules = view.rules
+    n = rules.players
+    out = [0] * (n + 1)
+    if rules.packs != 1:
+        return out
+    spade_base = 13 * _suit_order(Suit.SPADES)
+    high_spades = sum(1 << (spade_base + r - 2) for r in (13, 14))
+    hearts_all = HEART_MASK
+    queen_out = True
+    for number, record in enumerate(records):
+        plays = record.plays
+        if not plays:
+            continue
+        led = plays[0][1].suit
+        best = plays[0][1]
+        points = rules.card_points(best)
+        first = number == 0 and not rules.first_trick_points
+        if best == QUEEN_OF_SPADES:
+            queen_out = False
+        for k in range(1, len(plays)):
+            seat, card = plays[k]
+            if seat != view.seat:
+                if card.suit is led:
+                    if first or (k == n - 1 and points <= 0):
+                        base = 13 * _suit_order(led)
+                        for rank in range(card.rank + 1, 15):
+                            if rules.card_points(index_card(base + rank - 2)) <= 0:
+                                out[seat] |= 1 << (base + rank - 2)
+                    elif card.rank < best.rank:
+                        out[seat] |= _ranks(led, card.rank, best.rank)
+                    else:
+                        out[seat] |= _ranks(led, 1, best.rank)
+                elif number > 0:
+                    spade_high = card.suit is Suit.SPADES and card.rank > QUEEN_OF_SPADES.rank
+                    keeps_high = queen_out or rules.spade_penalties
+                    if keeps_high and card != QUEEN_OF_SPADES and not spade_high:
+                        out[seat] |= high_spades
+                    if card.suit is Suit.HEARTS:
+                        out[seat] |= _ranks(Suit.HEARTS, card.rank, 15)
+                    elif rules.card_points(card) <= 0 and not spade_high:
+                        out[seat] |= hearts_all
+            if card.suit is led and card.rank > best.rank:
+                best = card
+            points += rules.card_points(card)
             if card == QUEEN_OF_SPADES:
                 queen_out = False
     return out

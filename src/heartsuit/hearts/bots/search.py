@@ -67,6 +67,8 @@ class SearchConfig:
     merge_equivalent: bool = True
     # worlds weigh what the other seats' plays suggest (sampling.unlikely_cards)
     infer: bool = True
+    # with ``infer``: worlds also weigh what their ducks and discards suggest (play_hints)
+    infer_plays: bool = False
     # Cancellation: search with guided two-pack playouts (False: play like HeuristicBot), on
     # this share of the playout budget (a two-pack playout costs several one-pack ones)
     cancellation: bool = True
@@ -194,7 +196,7 @@ class _Search:
         self.config = config
         self.me = view.seat
         self.table = Table.of(view.rules)
-        self.know: Knowledge = knowledge(view, soft=config.infer)
+        self.know: Knowledge = knowledge(view, soft=config.infer, hints=config.infer_plays)
         self.rng = Rng(seed)
         self.rnd = random.Random(seed).random
         self.scorer = Scorer(self.table, view.scores)
