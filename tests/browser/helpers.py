@@ -84,3 +84,22 @@ def dead_end_line(limit: int = 400) -> tuple[str, list[Target]]:
             best = (code, taps)
     assert best is not None, "no dead end found among the first deals"
     return best
+
+
+def boxes(page: Any, selector: str) -> list[dict[str, float]]:
+    """The boxes (left ``x``, top ``y``, ``right``, ``bottom``) of the elements ``selector``
+    finds, in CSS pixels of the viewport."""
+    found: list[dict[str, float]] = page.eval_on_selector_all(
+        selector,
+        "els => els.map(e => { const r = e.getBoundingClientRect();"
+        " return {x: r.left, y: r.top, right: r.right, bottom: r.bottom}; })",
+    )
+    return found
+
+
+def overlap(a: dict[str, float], b: dict[str, float]) -> bool:
+    """Whether two boxes (as :func:`boxes` gives them) share more than half a pixel each way."""
+    return (
+        min(a["right"], b["right"]) - max(a["x"], b["x"]) > 0.5
+        and min(a["bottom"], b["bottom"]) - max(a["y"], b["y"]) > 0.5
+    )

@@ -14,7 +14,7 @@ from heartsuit.cards import rank_name
 from heartsuit.solitaire import Game, solve
 from tests.browser import axe
 from tests.browser.conftest import ServerProcess, screenshot
-from tests.browser.helpers import GAME, info, open_game, seq, tap, wait_for_state
+from tests.browser.helpers import GAME, boxes, info, open_game, overlap, seq, tap, wait_for_state
 
 pytestmark = pytest.mark.browser
 
@@ -48,22 +48,6 @@ def _settings(page: Any, name: str, on: bool) -> None:
 def _seconds(clock: str) -> int:
     minutes, seconds = clock.split(":")
     return int(minutes) * 60 + int(seconds)
-
-
-def _boxes(page: Any, selector: str) -> list[dict[str, float]]:
-    boxes: list[dict[str, float]] = page.eval_on_selector_all(
-        selector,
-        "els => els.map(e => { const r = e.getBoundingClientRect();"
-        " return {x: r.left, y: r.top, right: r.right, bottom: r.bottom}; })",
-    )
-    return boxes
-
-
-def _overlap(a: dict[str, float], b: dict[str, float]) -> bool:
-    return (
-        min(a["right"], b["right"]) - max(a["x"], b["x"]) > 0.5
-        and min(a["bottom"], b["bottom"]) - max(a["y"], b["y"]) > 0.5
-    )
 
 
 # ---- guidance --------------------------------------------------------------------------------
@@ -166,7 +150,7 @@ def test_the_toolbar_fits_a_phone_on_one_row_with_readable_labels(
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     # Restart deal leaves the phone's row (it is in the dead-end dialog and on R)
     assert page.locator('.toolbar [data-action="restart"]').is_hidden()
-    buttons = _boxes(page, ".toolbar .btn:not([data-action='restart'])")
+    buttons = boxes(page, ".toolbar .btn:not([data-action='restart'])")
     assert len(buttons) == 5
     assert all(b["x"] >= 0 and b["right"] <= width for b in buttons), buttons
     assert len({round(b["y"]) for b in buttons}) == 1, "the actions wrap onto two rows"
@@ -200,15 +184,15 @@ def test_200_percent_text_on_a_phone_wraps_instead_of_overflowing(
     page.wait_for_timeout(100)
     assert page.evaluate("parseFloat(getComputedStyle(document.body).fontSize)") == 32
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
-    items = _boxes(page, ".infobar > div")
+    items = boxes(page, ".infobar > div")
     for i, a in enumerate(items):
         assert a["x"] >= 0 and a["right"] <= 360
         for b in items[i + 1 :]:
-            assert not _overlap(a, b), "the info bar overlaps itself"
-    buttons = _boxes(page, ".toolbar .btn")
+            assert not overlap(a, b), "the info bar overlaps itself"
+    buttons = boxes(page, ".toolbar .btn")
     assert all(b["x"] >= 0 and b["right"] <= 360 for b in buttons)
-    assert not any(_overlap(a, b) for i, a in enumerate(buttons) for b in buttons[i + 1 :])
-    links = _boxes(page, ".site-nav a")
+    assert not any(overlap(a, b) for i, a in enumerate(buttons) for b in buttons[i + 1 :])
+    links = boxes(page, ".site-nav a")
     assert all(b["right"] <= 360 for b in links), "a header link is out of view"
     screenshot(page, f"play-text-200-360-{lang}")
 
@@ -242,7 +226,7 @@ def test_200_percent_zoom_keeps_the_cards_as_large_and_the_actions_in_view(
     assert tip["width"] * 2 >= normal["width"], (tip, normal)
     assert zoomed.evaluate("document.documentElement.scrollWidth") <= 640
     for selector in (".toolbar .btn", "[data-pos], [data-pile]", ".infobar"):
-        for box in _boxes(zoomed, selector):
+        for box in boxes(zoomed, selector):
             assert box["bottom"] <= 400 and box["right"] <= 640, (selector, box)
     _axe(zoomed, f"200% zoom, {lang}")
     screenshot(zoomed, f"play-zoom-200-{lang}")

@@ -11,7 +11,7 @@ import pytest
 
 from tests.browser import axe
 from tests.browser.conftest import ServerProcess, screenshot
-from tests.browser.helpers import GAME, open_game, seq, tap, wait_for_state
+from tests.browser.helpers import GAME, boxes, open_game, overlap, seq, tap, wait_for_state
 from tests.browser.test_play_clock import SET_HIDDEN
 
 pytestmark = pytest.mark.browser
@@ -23,19 +23,7 @@ LANGS = ("id", "en")
 
 
 def box(page: Any, selector: str) -> dict[str, float]:
-    found: dict[str, float] = page.eval_on_selector(
-        selector,
-        "e => { const r = e.getBoundingClientRect();"
-        " return {x: r.left, y: r.top, right: r.right, bottom: r.bottom}; }",
-    )
-    return found
-
-
-def overlap(a: dict[str, float], b: dict[str, float]) -> bool:
-    return (
-        min(a["right"], b["right"]) - max(a["x"], b["x"]) > 0.5
-        and min(a["bottom"], b["bottom"]) - max(a["y"], b["y"]) > 0.5
-    )
+    return boxes(page, selector)[0]
 
 
 def cut_off(page: Any, selector: str) -> list[str]:
