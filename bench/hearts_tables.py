@@ -71,9 +71,9 @@ from typing import Any
 
 import websockets
 
-TICKS = os.sysconf("SC_CLK_TCK")
 HERE = Path(__file__).resolve()
-
+sys.path.insert(0, str(HERE.parent))
+from services import cpu_seconds, free_port, stop_process  # noqa: E402
 
 # --- the server --------------------------------------------------------------------------------
 
@@ -231,12 +231,6 @@ def try_store(what_if: str, db_path: str) -> None:
     hearts_store.SqlTableStore.append = append  # type: ignore[method-assign,assignment]
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 class Server:
     """The child server for a ``with`` block, and its figures from /proc."""
 
@@ -294,12 +288,7 @@ class Server:
                 if self.unexpected:
                     at = text.index("closing a WebSocket after an unexpected error")
                     print(text[at : at + 3000], file=sys.stderr)
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+            stop_process(self.process)
             self.log_file.close()
 
     @property
@@ -308,8 +297,7 @@ class Server:
         return self.process.pid
 
     def cpu_seconds(self) -> float:
-        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / TICKS  # utime + stime
+        return cpu_seconds(self.pid)
 
     def rss_mb(self) -> float:
         for line in Path(f"/proc/{self.pid}/status").read_text().splitlines():

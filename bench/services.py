@@ -30,6 +30,25 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float:
+    """The user + system CPU time of process ``pid`` so far (all its threads)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS  # utime + stime
+
+
+def stop_process(process: subprocess.Popen[bytes]) -> None:
+    """Stop a child process: SIGTERM, then SIGKILL if it has not gone after 30 s."""
+    process.terminate()
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 @contextlib.contextmanager
 def redis_server() -> Iterator[str]:
     where = Path(tempfile.mkdtemp(prefix="bench-redis."))

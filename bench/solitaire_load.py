@@ -55,14 +55,8 @@ from typing import Any
 from heartsuit.server.settings import sqlite_url
 
 HERE = Path(__file__).resolve()
-TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
+sys.path.insert(0, str(HERE.parent))
+from services import cpu_seconds, free_port, stop_process  # noqa: E402
 
 # --- the server --------------------------------------------------------------------------------
 
@@ -104,12 +98,7 @@ class Server:
 
     def __exit__(self, *exc: object) -> None:
         if self.process is not None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+            stop_process(self.process)
             self.log_file.close()
 
     @property
@@ -118,8 +107,7 @@ class Server:
         return self.process.pid
 
     def cpu_seconds(self) -> float:
-        fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / TICKS  # utime + stime
+        return cpu_seconds(self.pid)
 
 
 # --- the players (in the client processes) -----------------------------------------------------
