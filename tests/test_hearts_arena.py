@@ -246,3 +246,10 @@ def test_the_issue9_plan_lists_every_comparison(capsys: pytest.CaptureFixture[st
         assert f"--bots {bots} " in out
     assert out.count("--mode matches") == len(PRESET_NAMES)
     assert "--preset cancellation" in out and "runs/hard100-vs-heuristic.jsonl" in out
+
+
+def test_every_match_comparison_of_issue9_plays_at_least_200_matches() -> None:
+    matches = [c for c in SUITES["issue9"] if c.mode == "matches"]
+    assert {c.preset for c in matches} == set(PRESET_NAMES)
+    for comparison in matches:
+        assert comparison.deals * len(comparison.bots) >= 200, comparison.name

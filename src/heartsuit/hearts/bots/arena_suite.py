@@ -41,6 +41,11 @@ def _one_against(bot: str, others: str, preset: str = "standard") -> tuple[str, 
     return (bot, *[others] * (Rules.preset(preset).players - 1))
 
 
+def _deals_for_200_matches(preset: str) -> int:
+    """Enough match deals that every seat rotation together makes at least 200 matches."""
+    return -(-200 // Rules.preset(preset).players)
+
+
 SUITES: dict[str, tuple[Comparison, ...]] = {
     "issue9": (
         Comparison(
@@ -79,7 +84,7 @@ SUITES: dict[str, tuple[Comparison, ...]] = {
                 f"hard at about 0.1 s against heuristic players, whole matches to 100 ({preset}): "
                 "share of matches won",
                 _one_against("hard100", "heuristic", preset),
-                50 if preset == "standard" else 25,
+                _deals_for_200_matches(preset),
                 preset,
                 "matches",
             )
