@@ -52,13 +52,15 @@ def deal_cards(rules: Rules, seed: int, hand_number: int) -> tuple[list[list[Car
 def deal_positions(rules: Rules, seed: int, hand_number: int) -> list[int]:
     """The deal of :func:`deal_cards` as positions in ``rules.deck()``: the shuffle moves
     positions exactly as it moves cards, and positions sort and compare faster."""
-    return shuffled_positions(rules.deal_label(), len(rules.deck()), seed, hand_number)
+    return shuffled_positions(rules.deal_label(), range(len(rules.deck())), seed, hand_number)
 
 
-def shuffled_positions(label: str, size: int, seed: int, hand_number: int) -> list[int]:
-    """:func:`deal_positions` from the rules' :meth:`~Rules.deal_label` and deck size (which
-    :meth:`Hand.deal <heartsuit.hearts.game.Hand.deal>` keeps per rule set)."""
-    return shuffled(range(size), Rng(derive_seed(f"{label}/{seed}", hand_number)))
+def shuffled_positions(label: str, items: Sequence[int], seed: int, hand_number: int) -> list[int]:
+    """:func:`deal_positions` from the rules' :meth:`~Rules.deal_label`, with ``items[i]`` in
+    place of position ``i`` of ``rules.deck()``: the shuffle moves items as it moves positions,
+    so :meth:`Hand.deal <heartsuit.hearts.game.Hand.deal>` shuffles the engine's own numbers
+    for the pack's cards (``facts.from_pack``)."""
+    return shuffled(items, Rng(derive_seed(f"{label}/{seed}", hand_number)))
 
 
 def check_deal(

@@ -84,9 +84,11 @@ class TrickDone:
 
 
 _new = object.__new__
-_set_winner, _set_points, _set_cancelled, _set_plays = (
+#: the slot setters of TrickDone's winner, points, cancelled and plays, in that order
+trick_done_setters = tuple(
     TrickDone.__dict__[name].__set__ for name in ("winner", "points", "cancelled", "plays")
 )
+_set_winner, _set_points, _set_cancelled, _set_plays = trick_done_setters
 
 
 def trick_done(

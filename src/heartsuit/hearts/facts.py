@@ -1,10 +1,13 @@
 """What a rule set fixes once and for all, computed once per :class:`Rules` and shared.
 
 Inside a :class:`~heartsuit.hearts.game.Hand`, a card is held as its *position*: its index in
-``rules.deck()`` (for two packs, the first of the two identical cards, so equal cards are
-equal positions). Positions compare, sort and index tables without calling a Python-level
-``__eq__`` or ``__hash__``, which is where a hand spent most of its time. :func:`facts` builds
-the tables once per rule set (cached) from the rules' own functions
+``facts.deck``, the rules' deck in display order (:func:`~heartsuit.hearts.deal.sort_key`:
+clubs, diamonds, spades, hearts, low to high), and for two packs the first of the two identical
+cards, so equal cards are equal positions. Sorting positions as numbers sorts their cards for
+display, and each suit's positions are one run of numbers. Positions compare, sort and index
+tables without calling a Python-level ``__eq__`` or ``__hash__``, which is where a hand spent
+most of its time. :func:`facts` builds the tables once per rule set (cached) from the rules'
+own functions
 (:meth:`Rules.card_points`, :meth:`Rules.total_points`, :func:`~heartsuit.hearts.deal.sort_key`),
 so the engine reads a table instead of re-deriving a rule, and cannot disagree with it. Cards
 leave a hand as the deck's own :class:`~heartsuit.cards.Card` values.
@@ -12,6 +15,7 @@ leave a hand as the deck's own :class:`~heartsuit.cards.Card` values.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -35,15 +39,19 @@ def first_trick_penalty(card: Card) -> bool:
 class RulesFacts:
     """Per-position tables of one rule set (a position indexes ``deck``)."""
 
-    deck: tuple[Card, ...]  # rules.deck(), in pack order
-    canon: tuple[int, ...]  # each position's first equal position (itself with one pack)
+    deck: tuple[Card, ...]  # rules.deck()'s cards in display order (sort_key)
+    # each card of rules.deck() (by its index there) as a position, equal cards as the first:
+    # the shuffle moves these, so a deal comes out as positions
+    from_pack: tuple[int, ...]
     by_card: dict[Card, int]  # a card value's position
     # id() of each deck card -> its position: a card that came from this deck is found without
     # hashing it (the deck lives as long as these facts, so the ids stay its cards')
     by_id: dict[int, int]
     suit: tuple[int, ...]  # sort_key's suit order: CLUBS … HEARTS
     rank: tuple[int, ...]
-    display: tuple[int, ...]  # sorting positions by this sorts their cards by sort_key
+    # where each suit's positions begin (facts.suit order), and the end: suit s is the
+    # positions suit_start[s] .. suit_start[s + 1] - 1
+    suit_start: tuple[int, int, int, int, int]
     points: tuple[int, ...]  # rules.card_points
     positive: tuple[int, ...]  # the same, 0 for the J♦ bonus: what counts toward the moon
     barred_first: tuple[bool, ...]  # first_trick_penalty
@@ -86,7 +94,8 @@ def facts(rules: Rules) -> RulesFacts:
 
 @lru_cache(maxsize=64)
 def _facts(rules: Rules) -> RulesFacts:
-    deck = rules.deck()
+    pack = rules.deck()
+    deck = tuple(sorted(pack, key=sort_key))  # stable: two packs' equal cards side by side
     by_card: dict[Card, int] = {}
     for position, card in enumerate(deck):
         by_card.setdefault(card, position)
@@ -102,12 +111,18 @@ def _facts(rules: Rules) -> RulesFacts:
     played = tuple(tuple(Played(s, deck[p]) for p in positions) for s in range(rules.players))
     return RulesFacts(
         deck=deck,
-        canon=tuple(by_card[card] for card in deck),
+        from_pack=tuple(by_card[card] for card in pack),
         by_card=by_card,
         by_id={id(card): by_card[card] for card in deck},
         suit=suits,
         rank=tuple(card.rank for card in deck),
-        display=tuple(suit * 16 + rank for suit, rank in keys),
+        suit_start=(
+            0,
+            bisect_left(suits, 1),
+            bisect_left(suits, 2),
+            bisect_left(suits, 3),
+            len(deck),
+        ),
         points=points,
         positive=tuple(max(p, 0) for p in points),
         barred_first=tuple(map(first_trick_penalty, deck)),

@@ -15,6 +15,7 @@ A hand dealt by a :class:`~heartsuit.hearts.match.Match` is played through the m
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -43,7 +44,9 @@ from heartsuit.hearts.events import (
     Passed,
     PassesExchanged,
     Played,
+    TrickDone,
     trick_done,
+    trick_done_setters,
 )
 from heartsuit.hearts.facts import CLUBS, facts, first_trick_penalty
 from heartsuit.hearts.hand_state import (
@@ -59,6 +62,10 @@ from heartsuit.hearts.legal import legal_positions
 from heartsuit.hearts.rules import HOLD, PassDirection, Rules
 from heartsuit.hearts.scoring import best_moon_choice, moon_options, points_from, shooter_of
 from heartsuit.hearts.view import PhaseName, SeatView, seat_view_on_read
+
+# what events.trick_done uses, read here without its call at each trick of simple rules
+_new = object.__new__
+_set_winner, _set_points, _set_cancelled, _set_plays = trick_done_setters
 
 __all__ = ["DealError", "Hand", "IllegalMove", "Phase", "Reason", "deal_seed", "sort_key"]
 
@@ -108,15 +115,11 @@ class Hand(HandState):
         if len(totals) != rules.players:
             raise DealError(f"scores need one total per seat ({rules.players}), not {totals}")
         table = facts(rules)
-        # deal_positions, with the label and size kept in the facts
-        positions = shuffled_positions(table.deal_label, len(table.deck), seed, hand_number)
-        if not table.simple:
-            canon = table.canon
-            positions = [canon[p] for p in positions]
-        size, order = table.hand_size, table.display.__getitem__
-        holdings = [
-            sorted(positions[k * size : (k + 1) * size], key=order) for k in range(rules.players)
-        ]
+        # deal_positions, with the label kept in the facts and the pack's cards as positions
+        positions = shuffled_positions(table.deal_label, table.from_pack, seed, hand_number)
+        size = table.hand_size
+        # positions sort as their cards do for display (facts.py)
+        holdings = [sorted(positions[k * size : (k + 1) * size]) for k in range(rules.players)]
         kitty = positions[size * rules.players :]
         hand = cls.__new__(cls)
         hand._setup(rules, holdings, kitty, direction, hand_number, totals)
@@ -175,6 +178,34 @@ class Hand(HandState):
 
     def play(self, seat: int, card: Card) -> list[Event]:
         """Play ``card`` for ``seat``; an illegal play raises :class:`IllegalMove`."""
+        legal = self._legal
+        if legal is not None and seat is self._turn and not self._in_match:
+            # the common case: the seat to play (the very int the hand keeps, so an int and
+            # no bool) plays a card of this deck listed a moment ago
+            table = self._facts
+            position = table.by_id.get(id(card))
+            if position in legal:
+                trick = self._trick
+                assert trick is not None
+                plays = trick.plays
+                suits = self._suits
+                if suits is None or len(plays) + 1 == self._players:
+                    return self._move(seat, position, None)
+                # a card that does not end the trick, with simple rules: _move, written out
+                self._legal = None
+                made, event, pair, suit, breaks = table.moves[seat][position]
+                self._actions.append(made)
+                self._holdings[seat].remove(position)
+                mine = suits[seat][suit]
+                at = mine.index(position)
+                del mine[at]
+                del self._suit_cards[seat][suit][at]
+                plays.append(pair)
+                trick.positions.append(position)
+                if breaks:
+                    self._hearts_broken = True
+                self._turn = (trick.leader + len(plays)) % self._players
+                return [event]
         if self._in_match:
             return self.apply(Play(seat, card))  # refused there, with the reason
         return self._play(seat, card, None)
@@ -231,9 +262,8 @@ class Hand(HandState):
                     position = self._facts.by_card[card]
                     self._holdings[giver].remove(position)
                     self._holdings[receiver].append(position)
-            order = self._facts.display.__getitem__
             for holding in self._holdings:
-                holding.sort(key=order)
+                holding.sort()
             self._start_play()
             events.append(PassesExchanged(self._pass_direction))
         return events
@@ -243,25 +273,32 @@ class Hand(HandState):
         # the lowest club held leads: 2♣ normally, 3♣ when 2♣ is out (spec: five players);
         # with two packs the first seat in playing order holding it leads (house rule).
         # Hands are sorted clubs first, low to high, so each seat's lowest club is its first card
-        suit, rank = self._facts.suit, self._facts.rank
-        lowest = [h[0] for h in self._holdings if h and suit[h[0]] == CLUBS]
-        opening = min(lowest, key=rank.__getitem__) if lowest else None
+        table = self._facts
+        suit = table.suit
+        opening: int | None = None
         leader = 0
+        for seat, held in enumerate(self._holdings):
+            # positions sort as their cards do (facts.py): the lower club is the lower number
+            if held and suit[held[0]] == CLUBS and (opening is None or held[0] < opening):
+                opening, leader = held[0], seat
         if opening is not None:
-            leader = next(s for s, h in enumerate(self._holdings) if opening in h)
-            self._opening = self._facts.deck[opening]
+            self._opening = table.deck[opening]
         self._opening_position = opening
         self._trick = OpenTrick(leader, [], [])
         self._turn = leader
         self._legal = None
-        if self._facts.simple:
-            split = []
+        if table.simple:
+            # each suit's positions are one run of numbers, and a holding is sorted
+            _, one, two, three, _ = table.suit_start
+            deck = table.deck
+            split, split_cards = [], []
             for held in self._holdings:
-                mine: list[list[int]] = [[], [], [], []]
-                for p in held:
-                    mine[suit[p]].append(p)
-                split.append(mine)
+                a, b, c = bisect_left(held, one), bisect_left(held, two), bisect_left(held, three)
+                cards = [deck[p] for p in held]
+                split.append([held[:a], held[a:b], held[b:c], held[c:]])
+                split_cards.append([cards[:a], cards[a:b], cards[b:c], cards[c:]])
             self._suits = split
+            self._suit_cards = split_cards
 
     # --- playing ---------------------------------------------------------------------------
 
@@ -352,22 +389,30 @@ class Hand(HandState):
         turn = self._turn
         if seat != turn or turn is None or not (seat.__class__ is int or self._seat_ok(seat)):
             return []
-        legal = self._legal
-        if legal is None:
+        if self._legal is None:
             trick, suits = self._trick, self._suits
             assert trick is not None
+            legal: list[int]
             if suits is not None and self._tricks:
                 # simple rules after the first trick (what legal_positions does then): the led
                 # suit when the seat holds it, else any card; a lead may be a heart once hearts
-                # are broken or when the seat holds nothing else. The list is the hand's own
+                # are broken or when the seat holds nothing else. The lists are the hand's own
                 # (or its suit's): never handed out, and dropped at the next play
-                mine = suits[turn]
+                mine, cards = suits[turn], self._suit_cards[turn]
                 if trick.positions:
-                    legal = mine[self._facts.suit[trick.positions[0]]] or self._holdings[turn]
+                    led = self._facts.suit[trick.positions[0]]
+                    legal = mine[led]
+                    if legal:
+                        self._legal_cards = cards[led]
+                    else:
+                        legal = self._holdings[turn]
+                        self._legal_cards = cards[0] + cards[1] + cards[2] + cards[3]
                 elif self._hearts_broken or not (mine[0] or mine[1] or mine[2]):
                     legal = self._holdings[turn]
+                    self._legal_cards = cards[0] + cards[1] + cards[2] + cards[3]
                 else:
                     legal = mine[0] + mine[1] + mine[2]
+                    self._legal_cards = cards[0] + cards[1] + cards[2]
             else:
                 legal = legal_positions(
                     self._facts,
@@ -379,27 +424,22 @@ class Hand(HandState):
                     self._rules.first_trick_points,
                     self._rules.packs > 1,
                 )
+                deck = self._facts.deck
+                self._legal_cards = [deck[p] for p in legal]
             self._legal = legal
-        deck = self._facts.deck
-        return [deck[p] for p in legal]
+        return self._legal_cards.copy()
 
     def _play(self, seat: int, card: Card, action: Play | None) -> list[Event]:
-        table = self._facts
-        position = table.by_id.get(id(card))
-        legal = self._legal
-        if (
-            legal is None
-            or position not in legal
-            or seat != self._turn
-            or seat.__class__ is not int
-        ):
-            # the common case is the one above: a card of this deck, listed a moment ago;
-            # else the full look
-            position = self._legal_position(seat, card)
-            if position is None:
-                raise IllegalMove(*self._explain(seat, card))
+        position = self._legal_position(seat, card)
+        if position is None:
+            raise IllegalMove(*self._explain(seat, card))
+        return self._move(seat, position, action)
+
+    def _move(self, seat: int, position: int, action: Play | None) -> list[Event]:
+        # play the checked card at ``position`` (one of the listed legal cards) for ``seat``
         trick = self._trick
-        assert trick is not None and position is not None
+        assert trick is not None
+        table = self._facts
         self._legal = None
         if seat.__class__ is int:
             # the same values as Play(seat, card) and Played(seat, card), made once per rules
@@ -407,17 +447,21 @@ class Hand(HandState):
             self._actions.append(action or made)
             events: list[Event] = [event]
         else:
+            card = table.deck[position]
             self._actions.append(action or Play(seat, card))
             events = [Played(seat, card)]
-            pair, suit = (seat, table.deck[position]), table.suit[position]
-            breaks = table.breaks_hearts[position]
+            pair, suit, breaks = (seat, card), table.suit[position], table.breaks_hearts[position]
         self._holdings[seat].remove(position)
         suits = self._suits
         if suits is not None:
-            suits[seat][suit].remove(position)
-        plays = trick.plays
+            # the card leaves its suit's positions and the same place of its suit's cards
+            mine = suits[seat][suit]
+            at = mine.index(position)
+            del mine[at]
+            del self._suit_cards[seat][suit][at]
+        plays, positions = trick.plays, trick.positions
         plays.append(pair)
-        trick.positions.append(position)
+        positions.append(position)
         # any heart played breaks hearts: discarded, or led by a hand holding only hearts
         if breaks:
             self._hearts_broken = True
@@ -425,8 +469,47 @@ class Hand(HandState):
         if count != self._players:
             self._turn = (trick.leader + count) % self._players
             return events
-        done = self._finish_trick()
-        events.append(trick_done(done[2], done[3], done[4], done[1]))
+        if not table.simple:
+            done = self._finish_any_trick(trick)
+            events.append(trick_done(done[2], done[3], done[4], done[1]))
+        else:
+            # every card differs: the highest card of the led suit wins, and a trick is never
+            # held over; every seat holds as many cards as the winner
+            leader = trick.leader
+            ranks, worth = table.led_rank[table.suit[positions[0]]], table.points
+            best = points = index = 0
+            for i, p in enumerate(positions):
+                points += worth[p]
+                if ranks[p] > best:
+                    best, index = ranks[p], i
+            winner = plays[index][0]
+            self._raw[winner] += points
+            self._plus[winner] += (
+                sum(map(table.positive.__getitem__, positions)) if table.bonus else points
+            )
+            self._points_taken[winner] += points
+            self._taken[winner].extend(positions)
+            if self._kitty_taker is None:
+                self._take_kitty(winner)
+            cards = tuple(plays)
+            self._tricks.append((leader, cards, winner, points, ()))
+            # TrickDone(winner, points, (), cards), made as events.trick_done makes it
+            done_event = _new(TrickDone)
+            _set_winner(done_event, winner)
+            _set_points(done_event, points)
+            _set_cancelled(done_event, ())
+            _set_plays(done_event, cards)
+            events.append(done_event)
+            if self._holdings[winner]:
+                # the next trick in the same (private) object: its cards are copied above
+                trick.leader = winner
+                plays.clear()
+                positions.clear()
+                self._turn = winner
+                return events
+            self._trick = None
+            self._turn = None
+            self._phase = Phase.DONE
         if self._turn is None:  # the hand's last trick
             self._shooter = shooter_of(table.total, self._plus)
             if self._shooter is not None and self._rules.moon == "shooter_chooses":
@@ -434,44 +517,6 @@ class Hand(HandState):
             else:
                 events.append(HandDone(self._hand_number, self.points(), self._shooter))
         return events
-
-    def _finish_trick(self) -> TrickFields:
-        trick = self._trick
-        assert trick is not None
-        table = self._facts
-        if not table.simple:
-            return self._finish_any_trick(trick)
-        leader, plays, positions = trick.leader, trick.plays, trick.positions
-        # every card differs: the highest card of the led suit wins, and a trick is never held
-        # over; every seat holds as many cards as the winner
-        ranks, worth = table.led_rank[table.suit[positions[0]]], table.points
-        best = points = index = 0
-        for i, p in enumerate(positions):
-            points += worth[p]
-            if ranks[p] > best:
-                best, index = ranks[p], i
-        winner = plays[index][0]
-        self._raw[winner] += points
-        self._plus[winner] += (
-            sum(map(table.positive.__getitem__, positions)) if table.bonus else points
-        )
-        self._points_taken[winner] += points
-        self._taken[winner].extend(positions)
-        if self._kitty_taker is None:
-            self._take_kitty(winner)
-        record: TrickFields = (leader, tuple(plays), winner, points, ())
-        self._tricks.append(record)
-        if self._holdings[winner]:
-            # the next trick in the same (private) object: its cards are copied above
-            trick.leader = winner
-            plays.clear()
-            positions.clear()
-            self._turn = winner
-        else:
-            self._trick = None
-            self._turn = None
-            self._phase = Phase.DONE
-        return record
 
     def _take_kitty(self, winner: int) -> None:
         # the kitty is added to the first trick (bicyclecards "widow"), so it goes to the

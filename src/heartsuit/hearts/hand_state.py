@@ -12,6 +12,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from operator import attrgetter
+from typing import TYPE_CHECKING
 
 from heartsuit.cards import Card
 from heartsuit.hearts.actions import Action, MoonChoice
@@ -94,6 +96,7 @@ class HandState:
         "_kitty_positions",
         "_kitty_taker",
         "_legal",
+        "_legal_cards",
         "_moon_choice",
         "_opening",
         "_opening_position",
@@ -108,6 +111,7 @@ class HandState:
         "_rules",
         "_scores",
         "_shooter",
+        "_suit_cards",
         "_suits",
         "_taken",
         "_trick",
@@ -130,10 +134,9 @@ class HandState:
         if len(totals) != rules.players:
             raise DealError(f"scores need one total per seat ({rules.players}), not {totals}")
         table = facts(rules)
-        order = table.display.__getitem__
         self._setup(
             rules,
-            [sorted((table.by_card[c] for c in h), key=order) for h in hands],
+            [sorted([table.by_card[c] for c in h]) for h in hands],
             [table.by_card[c] for c in kitty],
             direction,
             hand_number,
@@ -150,7 +153,8 @@ class HandState:
         scores: tuple[int, ...],
     ) -> None:
         # the fields of a checked deal, its cards as deck positions (facts.py), each hand
-        # sorted for display; Hand.deal comes here directly, its deal being the rules' deck
+        # sorted (for display: facts.py); Hand.deal comes here directly, its deal being the
+        # rules' deck
         self._rules = rules
         self._facts: RulesFacts = facts(rules)
         deck = self._facts.deck
@@ -167,6 +171,8 @@ class HandState:
         # with simple rules (facts.simple), once the play starts: each seat's cards split by
         # suit (facts.suit order), kept with the holdings, for listing the legal cards
         self._suits: list[list[list[int]]] | None = None
+        # the same as cards (the deck's own values), side by side: legal_plays copies these
+        self._suit_cards: list[list[list[Card]]] = []
         self._passes: list[tuple[Card, ...] | None] = [None] * rules.players
         # the cards each seat has taken, as positions (equal cards of two packs as the first)
         self._taken: list[list[int]] = [[] for _ in range(rules.players)]
@@ -181,6 +187,7 @@ class HandState:
         self._trick: OpenTrick | None = None
         self._turn: int | None = None  # the seat to play, kept with the trick
         self._legal: list[int] | None = None  # the seat to play's legal cards, once listed
+        self._legal_cards: list[Card] = []  # the same as cards, while _legal is set
         self._held_over: list[Card] = []
         self._held_points = 0
         self._held_plus = 0
@@ -324,10 +331,19 @@ class HandState:
         turn = self._turn
         return () if turn is None else (turn,)
 
-    @property
-    def to_play(self) -> int | None:
-        """The seat whose turn it is to play, or None outside the play phase."""
-        return self._turn
+    if TYPE_CHECKING:
+
+        @property
+        def to_play(self) -> int | None:
+            """The seat whose turn it is to play, or None outside the play phase."""
+
+    else:
+        # read at every card by every player loop: a property whose getter is C code
+        # (operator.attrgetter) is read without a Python call, and is as read-only
+        to_play = property(
+            attrgetter("_turn"),
+            doc="The seat whose turn it is to play, or None outside the play phase.",
+        )
 
     @property
     def is_first_trick(self) -> bool:
