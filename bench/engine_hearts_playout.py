@@ -23,7 +23,7 @@ Both sides draw their random indices the same cheap way (``int(random() * n)`` f
 Times are the process's CPU time by default (``--clock wall`` for wall time): on a shared
 machine CPU time swings less, and both sides run in this one process.
 Usage: ``nice -n 19 .venv/bin/python bench/engine_hearts_playout.py [--openspiel] [--preset P]``
-(``--no-engine`` for OpenSpiel alone).
+(``--no-engine`` for OpenSpiel alone; ``--runs`` and ``--hands`` for longer, steadier runs).
 """
 
 from __future__ import annotations
@@ -92,14 +92,16 @@ def openspiel(chance_outcomes: bool) -> Playout:
     return by_chance_outcomes if chance_outcomes else by_legal_actions
 
 
-def rate(playout: Playout, clock: Callable[[], float]) -> float:
+def rate(
+    playout: Playout, clock: Callable[[], float], runs: int = RUNS, hands: int = HANDS
+) -> float:
     rates = []
-    for run in range(RUNS):
+    for run in range(runs):
         rnd = random.Random(run).random
         start = clock()
-        for seed in range(HANDS):
-            playout(seed + run * HANDS, rnd)
-        rates.append(HANDS / (clock() - start))
+        for seed in range(hands):
+            playout(seed + run * hands, rnd)
+        rates.append(hands / (clock() - start))
     return statistics.median(rates)
 
 
@@ -109,10 +111,15 @@ def main() -> int:
     parser.add_argument("--no-engine", action="store_true", help="OpenSpiel alone")
     parser.add_argument("--preset", action="append", choices=PRESET_NAMES)
     parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu")
+    parser.add_argument("--runs", type=int, default=RUNS, help=f"runs per figure ({RUNS})")
+    parser.add_argument("--hands", type=int, default=HANDS, help=f"hands per run ({HANDS})")
     args = parser.parse_args()
+    if args.runs < 1 or args.hands < 1:
+        parser.error("--runs and --hands are at least 1")
     clock = time.process_time if args.clock == "cpu" else time.perf_counter
+    runs, hands = args.runs, args.hands
     print(
-        f"python {sys.version.split()[0]}; median of {RUNS} runs of {HANDS} hands each, "
+        f"python {sys.version.split()[0]}; median of {runs} runs of {hands} hands each, "
         f"{args.clock} time"
     )
     if not args.no_engine:
@@ -120,15 +127,16 @@ def main() -> int:
         for name in args.preset or PRESET_NAMES:
             rules = Rules.preset(name)
             figures = [
-                rate(engine(rules, mode), clock) for mode in ("plain", "views", "view.legal")
+                rate(engine(rules, mode), clock, runs, hands)
+                for mode in ("plain", "views", "view.legal")
             ]
             print(
                 f"{name:<14}{figures[0]:>10.0f}{figures[1]:>12.0f}{figures[2]:>12.0f}", flush=True
             )
     if args.openspiel or args.no_engine:
-        fast = rate(openspiel(chance_outcomes=False), clock)
+        fast = rate(openspiel(chance_outcomes=False), clock, runs, hands)
         print(f"{'openspiel':<14}{fast:>10.0f}   (standard, C++ through Python: legal_actions)")
-        slow = rate(openspiel(chance_outcomes=True), clock)
+        slow = rate(openspiel(chance_outcomes=True), clock, runs, hands)
         print(f"{'openspiel':<14}{slow:>10.0f}   (the deal drawn from chance_outcomes)")
     return 0
 
