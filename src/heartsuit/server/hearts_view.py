@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from heartsuit.cards import Card
-from heartsuit.hearts import Match, SeatView
+from heartsuit.hearts import Match, Rules, SeatView
 from heartsuit.server.hearts_protocol import HeartsState, Over, SeatInfo, Sheet, TableInfo
 from heartsuit.server.hearts_tables import LiveTable
 from heartsuit.server.protocol import Encoded
@@ -190,6 +190,8 @@ class _Kept:
     sheet: tuple[Match, tuple[int, str], str] | None = None
     #: the finished tricks of the hand: the match, the hand number, one text per trick
     tricks: tuple[Match, int, list[str]] | None = None
+    #: the table's rules and their text
+    rules: tuple[Rules, str] | None = None
 
 
 class StateFrames:
@@ -310,11 +312,15 @@ def _shared(kept: _Kept, live: LiveTable) -> dict[str, str]:
     awaiting = list(live.awaiting())
     over = Over(winners=list(match.winners)) if match.is_over else None
     seat0 = match.view(0)
+    rules = _rules_json(kept, seat0)
     # every seat's own view shares these fields (the rules, the tricks, the scores...): each
     # is encoded once here, and a seat's view adds only its private fields to them; the
-    # finished tricks of the hand are kept as they were written (they never change)
-    base = replace(seat0, tricks=()).to_dict()
-    kept.segments = _view_segments(base, {"tricks": _tricks_json(kept, match, seat0)})
+    # finished tricks of the hand are kept as they were written (they never change), the rules
+    # for the table's life
+    base = _view_dict(seat0)
+    kept.segments = _view_segments(
+        base, {"rules": rules, "tricks": _tricks_json(kept, match, seat0)}
+    )
     moment = (match.hand_number, match.hand.phase)
     if kept.sheet is None or kept.sheet[0] is not match or kept.sheet[1] != moment:
         kept.sheet = (match, moment, _json(sheet(match).model_dump(mode="json")))
@@ -323,10 +329,71 @@ def _shared(kept: _Kept, live: LiveTable) -> dict[str, str]:
         "awaiting": _json(awaiting),
         # any seat's view with its private fields removed: seat 0's, as table_state does
         # when it shows no hand
-        "public": _json(public_part(seat0, awaiting)),
+        "public": _public_json(base, seat0, awaiting, rules),
         "sheet": kept.sheet[2],
         "over": _json(over.model_dump(mode="json")) if over is not None else "null",
     }
+
+
+def _rules_json(kept: _Kept, view: SeatView) -> str:
+    """The table's rules as JSON, written once (a table's rules never change)."""
+    if kept.rules is None or kept.rules[0] is not view.rules:
+        kept.rules = (view.rules, _json(view.rules.to_dict()))
+    return kept.rules[1]
+
+
+#: a view's dict without its rules and its finished tricks (written apart, see _shared)
+_PENDING = object()
+
+
+def _view_dict(view: SeatView) -> dict[str, Any]:
+    """``view.to_dict()`` with the same keys in the same order, but the rules and the finished
+    tricks left as placeholders (they are written from kept texts)."""
+    trick = view.trick
+    return {
+        "seat": view.seat,
+        "rules": _PENDING,
+        "phase": view.phase,
+        "hand_number": view.hand_number,
+        "hand": [c.code for c in view.hand],
+        "legal": [c.code for c in view.legal],
+        "to_play": view.to_play,
+        "pass_direction": str(view.pass_direction),
+        "must_pass": view.must_pass,
+        "passed": [c.code for c in view.passed],
+        "received": [c.code for c in view.received],
+        "trick": None if trick is None else trick.to_dict(),
+        "tricks": _PENDING,
+        "points_taken": list(view.points_taken),
+        "hearts_broken": view.hearts_broken,
+        "scores": list(view.scores),
+        "cards_left": list(view.cards_left),
+        "kitty_size": view.kitty_size,
+        "kitty": [c.code for c in view.kitty],
+        "held_over": [c.code for c in view.held_over],
+        "hand_points": list(view.hand_points),
+        "shooter": view.shooter,
+        "moon_options": {choice: list(points) for choice, points in view.moon_options},
+        "moon_choice": view.moon_choice,
+    }
+
+
+def _public_json(
+    base: dict[str, Any], view: SeatView, awaiting: Collection[int], rules: str
+) -> str:
+    """``json(public_part(view, awaiting))`` from the view's dict (``base``, see
+    :func:`_view_dict`) and the rules' kept text."""
+    data = {k: v for k, v in base.items() if k not in _NOT_PUBLIC}
+    data["last_trick"] = view.tricks[-1].to_dict() if view.tricks else None
+    data["tricks_played"] = len(view.tricks)
+    passing = view.phase == "pass"
+    data["passed"] = [passing and seat not in awaiting for seat in range(view.rules.players)]
+    # the rules are public_part's first field (the seat before them is private)
+    return '{"rules":' + rules + "," + _json(data)[1:]
+
+
+#: what public_part leaves out of a view's dict (the rules are written apart)
+_NOT_PUBLIC = frozenset({*PRIVATE_FIELDS, "tricks", "rules"})
 
 
 def _tricks_json(kept: _Kept, match: Match, view: SeatView) -> str:
