@@ -192,6 +192,10 @@ class _Kept:
     tricks: tuple[Match, int, list[str]] | None = None
     #: the table's rules and their text
     rules: tuple[Rules, str] | None = None
+    #: the public part (without its rules) and who is awaited, at this version (once made)
+    public: tuple[dict[str, Any], tuple[int, ...]] | None = None
+    #: the same at the version before, when this copy of the table was kept at it
+    before: tuple[dict[str, Any], tuple[int, ...]] | None = None
 
 
 class StateFrames:
@@ -237,9 +241,7 @@ class StateFrames:
             table = parts_of[table_key] = {
                 "table": _table_json(kept, live, host, table_key[2], table_key[3])
             }
-        shared = parts_of.get("shared")
-        if shared is None:
-            shared = parts_of["shared"] = _shared(kept, live)
+        shared = self._shared(kept, live)
         events_key = ("events", since)
         events = parts_of.get(events_key)
         if events is None:
@@ -258,6 +260,56 @@ class StateFrames:
         body = ",".join(f'"{name}":{parts[name]}' for name in _FIELD_ORDER)
         return Encoded("{" + body + "}")
 
+    def patch(self, live: LiveTable, *, view_seat: int | None) -> Encoded | None:
+        """The ``hearts.patch`` that takes a socket shown ``view_seat``'s hand from the version
+        before ``live``'s to it, or None when that socket needs the whole state.
+
+        A patch is made only when the step changed nothing but the public fields of
+        :data:`PATCHED_FIELDS` (a card played within a trick, on a table that is not a shared
+        device) and the seat shown is awaited neither before nor after it (so its own cards,
+        legal cards and reasons are as they were); the socket must also be shown the same
+        table part as before (its caller checks), and have seen exactly the version before.
+        Everything in it comes from the public part, as in a whole state.
+        """
+        match = live.match
+        if match is None or live.record.mode == "hotseat":
+            return None
+        kept = self._kept(live)
+        before = kept.before
+        if before is None:
+            return None
+        self._shared(kept, live)
+        now = kept.public
+        assert now is not None
+        awaiting = now[1]
+        if view_seat is not None and (view_seat in awaiting or view_seat in before[1]):
+            return None
+        old = before[0]
+        if old.keys() != now[0].keys():
+            return None
+        changed = {key: value for key, value in now[0].items() if old[key] != value}
+        if not changed.keys() <= PATCHED_FIELDS:
+            return None
+        events = live.events_since(live.version - 1)
+        if events is None:
+            return None
+        text = kept.parts.get("patch")
+        if text is None:
+            text = kept.parts["patch"] = {
+                "text": (
+                    f'{{"type":"hearts.patch","table":{_json(live.record.id)},'
+                    f'"version":{live.version},"awaiting":{_json(list(awaiting))},'
+                    f'"public":{_json(changed)},"events":{_json(events)}}}'
+                )
+            }
+        return Encoded(text["text"])
+
+    def _shared(self, kept: _Kept, live: LiveTable) -> dict[str, str]:
+        shared = kept.parts.get("shared")
+        if shared is None:
+            shared = kept.parts["shared"] = _shared(kept, live)
+        return shared
+
     def _kept(self, live: LiveTable) -> _Kept:
         """What is kept for this table, made current for its version (another copy of the
         table, whose event history may differ, starts afresh)."""
@@ -266,6 +318,8 @@ class StateFrames:
         if kept is None or kept.live is not live:
             kept = self._tables[table_id] = _Kept(live, live.version)
         elif kept.version != live.version:
+            kept.before = kept.public if kept.version == live.version - 1 else None
+            kept.public = None
             kept.version = live.version
             kept.parts = {}
             kept.segments = []
@@ -273,6 +327,35 @@ class StateFrames:
         while len(self._tables) > self._size:
             self._tables.popitem(last=False)
         return kept
+
+
+#: the public fields a ``hearts.patch`` may carry: what a card played within a trick changes
+#: (the seat views share them, so a client sets each in its public part and in its own view)
+PATCHED_FIELDS = frozenset(
+    {"trick", "to_play", "cards_left", "hearts_broken", "points_taken", "held_over", "kitty_size"}
+)
+
+
+def apply_patch(state: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any] | None:
+    """What a client does with a ``hearts.patch`` (the page's ``hearts.js`` does the same):
+    the whole state it makes from the ``state`` it holds, or None when that state is not the
+    patch's base (a version missed: ask for the whole state again)."""
+    if state["table"]["id"] != patch["table"] or state["table"]["version"] != patch["version"] - 1:
+        return None
+    table = {**state["table"], "version": patch["version"]}
+    public = {**state["public"], **patch["public"]}
+    view = state["view"]
+    if view is not None:
+        view = {**view, **{k: v for k, v in patch["public"].items() if k in view}}
+    return {
+        **state,
+        "table": table,
+        "awaiting": patch["awaiting"],
+        "public": public,
+        "view": view,
+        "events": patch["events"],
+        "resync": False,
+    }
 
 
 #: the order in which pydantic writes a hearts.state's fields (so the texts are the same)
@@ -329,7 +412,7 @@ def _shared(kept: _Kept, live: LiveTable) -> dict[str, str]:
         "awaiting": _json(awaiting),
         # any seat's view with its private fields removed: seat 0's, as table_state does
         # when it shows no hand
-        "public": _public_json(base, seat0, awaiting, rules),
+        "public": _public_json(kept, base, seat0, awaiting, rules),
         "sheet": kept.sheet[2],
         "over": _json(over.model_dump(mode="json")) if over is not None else "null",
     }
@@ -379,17 +462,24 @@ def _view_dict(view: SeatView) -> dict[str, Any]:
 
 
 def _public_json(
-    base: dict[str, Any], view: SeatView, awaiting: Collection[int], rules: str
+    kept: _Kept, base: dict[str, Any], view: SeatView, awaiting: Sequence[int], rules: str
 ) -> str:
     """``json(public_part(view, awaiting))`` from the view's dict (``base``, see
-    :func:`_view_dict`) and the rules' kept text."""
+    :func:`_view_dict`) and the rules' kept text; the part is kept for the next version's
+    patches."""
+    data = _public_dict(base, view, awaiting)
+    kept.public = (data, tuple(awaiting))
+    # the rules are public_part's first field (the seat before them is private)
+    return '{"rules":' + rules + "," + _json(data)[1:]
+
+
+def _public_dict(base: dict[str, Any], view: SeatView, awaiting: Collection[int]) -> dict[str, Any]:
     data = {k: v for k, v in base.items() if k not in _NOT_PUBLIC}
     data["last_trick"] = view.tricks[-1].to_dict() if view.tricks else None
     data["tricks_played"] = len(view.tricks)
     passing = view.phase == "pass"
     data["passed"] = [passing and seat not in awaiting for seat in range(view.rules.players)]
-    # the rules are public_part's first field (the seat before them is private)
-    return '{"rules":' + rules + "," + _json(data)[1:]
+    return data
 
 
 #: what public_part leaves out of a view's dict (the rules are written apart)
