@@ -179,10 +179,11 @@ function push(message) {
  * A `hearts.patch` (a card played within a trick, while this screen's seat waits): the public
  * fields it names are set in the newest state held, in its public part and in this seat's own
  * view alike, and the result is taken like a pushed state. A patch that does not follow that
- * state (a version missed) brings the whole state again instead.
+ * state (a version missed) brings the whole state again instead; an older one is ignored.
  */
 function patched(message) {
   const latest = queue.length ? queue[queue.length - 1] : state;
+  if (latest && message.version <= latest.table.version) return; // already held
   if (!latest || latest.table.version !== message.version - 1) {
     resync();
     return;
