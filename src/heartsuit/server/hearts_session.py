@@ -274,14 +274,14 @@ class HeartsSession:
         if held is None or held.seen != live.version - 1 or live.record.mode == "hotseat":
             return None
         you = set(held.tokens)
-        view_seat = min(you) if you else None
         service = self.service
+        patch = service.frames.patch(live, view_seat=min(you) if you else None)
+        if patch is None:
+            return None
         shown = self._table_part(live, you, service.connected(table_id), service.away(table_id))
         if shown != held.shown:
             return None
-        patch = self.service.frames.patch(live, view_seat=view_seat)
-        if patch is not None:
-            held.seen = live.version
+        held.seen = live.version
         return patch
 
     @staticmethod
