@@ -142,15 +142,27 @@ def main() -> None:
     # as the server runs: one StateFrames kept across versions (what it keeps longer than a
     # version, the table part, the score sheet, the finished tricks, is reused), 4 seats'
     # frames after every action of whole hands, CPU time of this process
-    per_version = statistics.median(whole_hands(seed) for seed in range(7))
+    runs = [whole_hands(seed) for seed in range(7)]
     print(
-        f"  as the server does, over whole hands (7 seeds, median): 4 seats' frames per version "
-        f"{per_version:.0f} us of CPU (without deflate)"
+        "  as the server does, over whole hands (7 seeds, median): 4 sockets' frames per "
+        "version, CPU (without deflate):"
     )
+    for name, label in (("whole", "a whole state to every socket"), ("patch", "with patches")):
+        cpu = statistics.median(r[name][0] for r in runs)
+        raw = statistics.median(r[name][1] for r in runs)
+        packed = statistics.median(r[name][2] for r in runs)
+        zlib_us = statistics.median(r[name][3] for r in runs)
+        print(
+            f"    {label:32s} {cpu:5.0f} us; {raw:6.0f} bytes raw, {packed:5.0f} deflated "
+            f"(context kept per socket, as permessage-deflate does), deflate {zlib_us:4.0f} us"
+        )
 
 
-def whole_hands(seed: int) -> float:
-    """Microseconds of CPU for the four frames of a version, averaged over up to 224 actions."""
+def whole_hands(seed: int) -> dict[str, tuple[float, float, float, float]]:
+    """Per version, averaged over up to 224 actions of a four-person table: CPU microseconds
+    to make the four sockets' frames, their bytes raw and deflated, and the deflate's CPU;
+    ``whole``: a whole state to each socket, ``patch``: as the server sends them (the seat
+    that acted and the seat to act next whole, the others a patch where one will do)."""
     rules = Rules.preset("standard")
     record = TableRecord(
         "benchtable000002", "online", "standard", rules.to_dict(), seed, "ABCD2345", 0
@@ -158,27 +170,55 @@ def whole_hands(seed: int) -> float:
     seats = [SeatRecord(s, "human", f"Player {s + 1}", None, "0" * 64) for s in range(4)]
     live = LiveTable.replay(record, seats, [])
     live.apply(live.entry("start", {}, 0))
-    frames = StateFrames()
-    spent, versions = 0.0, 0
-    for _ in range(224):
-        if live.status != "playing" or live.match is None:
-            break
-        action = computer_action(live.match, live.awaiting()[0], "easy", "bench")
-        live.apply(live.entry("action", action.to_dict(), 0))
-        started = time.process_time()
-        for seat in range(4):
-            frames.text(
-                live,
-                you={seat},
-                view_seat=seat,
-                host=seat == 0,
-                connected={0, 1, 2, 3},
-                away=set(),
-                since=live.version - 1,
-            )
-        spent += time.process_time() - started
-        versions += 1
-    return spent / versions * 1e6
+    out = {}
+    for way in ("whole", "patch"):
+        live = LiveTable.replay(record, seats, [])
+        live.apply(live.entry("start", {}, 0))
+        frames = StateFrames()
+        # permessage-deflate as uvicorn negotiates it: 12 window bits, memLevel 5, level 6
+        packers = [zlib.compressobj(6, zlib.DEFLATED, -12, 5) for _ in range(4)]
+        spent = raw = packed = packing = 0.0
+        versions = 0
+        for _ in range(224):
+            if live.status != "playing" or live.match is None:
+                break
+            actor = live.awaiting()[0]
+            action = computer_action(live.match, actor, "easy", "bench")
+            live.apply(live.entry("action", action.to_dict(), 0))
+            started = time.process_time()
+            texts = []
+            for seat in range(4):
+                patch = None
+                if way == "patch" and seat != actor:
+                    patch = frames.patch(live, view_seat=seat)
+                texts.append(
+                    patch
+                    if patch is not None
+                    else frames.text(
+                        live,
+                        you={seat},
+                        view_seat=seat,
+                        host=seat == 0,
+                        connected={0, 1, 2, 3},
+                        away=set(),
+                        since=live.version - 1,
+                    )
+                )
+            spent += time.process_time() - started
+            started = time.process_time()
+            for seat, text in enumerate(texts):
+                data = text.text.encode()
+                raw += len(data)
+                packed += len(packers[seat].compress(data) + packers[seat].flush(zlib.Z_SYNC_FLUSH))
+            packing += time.process_time() - started
+            versions += 1
+        out[way] = (
+            spent / versions * 1e6,
+            raw / versions,
+            packed / versions,
+            packing / versions * 1e6,
+        )
+    return out
 
 
 if __name__ == "__main__":

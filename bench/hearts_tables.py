@@ -18,8 +18,8 @@ passed, figures are taken over ``--seconds``:
 * actions/s: people's actions acknowledged by the server; table changes/s: every entry appended
   to the tables' logs (people's and computers' actions), read from the versions the clients saw;
 * latency of a person's action: from sending it to the moment EVERY socket at that table has
-  received a ``hearts.state`` carrying its version (the reply to the actor, pushes to the
-  others): p50 and p99;
+  received a ``hearts.state`` carrying its version, or a ``hearts.patch`` to it (the reply to
+  the actor, pushes to the others): p50 and p99;
 * idle round trip: a separate probe socket sends ``lang`` every 100 ms (no database, no table),
   which shows how long the server's event loop makes any frame wait;
 * server CPU (user+system of the server process, all threads, % of one core) and that CPU per
@@ -31,7 +31,8 @@ Each run is a fresh server; several runs per size, medians printed. ``--profile 
 the server with py-spy during the window (collapsed stacks, one file per run; only samples
 that hold the GIL, so threads waiting for it do not count as work; zlib and socket writes
 that release it are undercounted). ``BENCH_GC_LOG=file`` makes the server write a line per
-garbage collection (generation, ms), ``BENCH_GC_THRESHOLD=a,b,c`` sets its ``gc`` thresholds.
+garbage collection (generation, ms), ``BENCH_GC_THRESHOLD=a,b,c`` sets its ``gc`` thresholds,
+``BENCH_GC_FREEZE=0`` leaves out the ``gc.freeze()`` that ``heartsuit serve`` makes once loaded.
 
     .venv/bin/python bench/hearts_tables.py --kind online --tables 100,300,1000 --runs 3
     .venv/bin/python bench/hearts_tables.py --kind online --tables 300 --think 0 --runs 3
@@ -71,6 +72,8 @@ from typing import Any
 
 import websockets
 
+from heartsuit.server.hearts_view import apply_patch
+
 HERE = Path(__file__).resolve()
 sys.path.insert(0, str(HERE.parent))
 from services import cpu_seconds, free_port, stop_process  # noqa: E402
@@ -79,11 +82,13 @@ from services import cpu_seconds, free_port, stop_process  # noqa: E402
 
 
 def serve(port: int, db: str, pace_ms: int, diagnose: str, what_if: str) -> None:
-    """The child process: the site on uvicorn, as ``heartsuit serve`` runs it, with a pace."""
+    """The child process: the site on uvicorn with ``heartsuit serve``'s configuration
+    (:func:`heartsuit.cli.serve_cmd.uvicorn_config`), with a pace and lifted per-address
+    limits."""
     import uvicorn
 
-    from heartsuit.server.app import create_app
-    from heartsuit.server.settings import TRANSPORT_MAX_BYTES, Settings, sqlite_url
+    from heartsuit.cli.serve_cmd import settle_memory, uvicorn_config
+    from heartsuit.server.settings import Settings, sqlite_url
 
     shared_db = os.environ.get("BENCH_DATABASE_URL", "")
 
@@ -109,14 +114,18 @@ def serve(port: int, db: str, pace_ms: int, diagnose: str, what_if: str) -> None
         hellos_per_minute=many,
         new_games_per_minute=many,
     )
-    uvicorn.run(
-        create_app(settings),
-        host="127.0.0.1",
-        port=port,
-        ws_max_size=TRANSPORT_MAX_BYTES,
+    # served as `heartsuit serve` serves: its transports (websockets-sansio with the bounded
+    # send buffer, h11 with the bounded request head) and options (per-message-deflate...)
+    config = uvicorn_config(
+        settings,
         log_level="warning",  # `serve` logs every connection at info; not 4,000 lines here
         backlog=4096,
     )
+    # as `serve` does: what is loaded by now is frozen out of the collector's sight (not with
+    # BENCH_GC_FREEZE=0, to measure without)
+    if os.environ.get("BENCH_GC_FREEZE") != "0":
+        settle_memory()
+    uvicorn.Server(config).run()
 
 
 def log_gc(out: str) -> None:
@@ -462,6 +471,11 @@ class Load:
     def on_message(self, player: Player, message: dict[str, Any], now: float) -> None:
         kind = message.get("type")
         state = message if kind == "hearts.state" else None
+        if kind == "hearts.patch":
+            # as the page does: the patch on the state held
+            state = apply_patch(player.state, message) if player.state is not None else None
+            if state is None:
+                self.errors["patch without its base"] += 1
         if kind == "error":
             self.errors[str(message.get("code"))] += 1
             state = message.get("state")
@@ -920,7 +934,7 @@ def main() -> int:
                 flush=True,
             )
         for tables in sizes:
-            runs = []
+            runs: list[Figures] = []
             for run in range(args.runs):
                 with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
                     env = None

@@ -19,6 +19,7 @@ from typing import Any
 
 from heartsuit.hearts.actions import Pass
 from heartsuit.server.hearts_tables import LiveTable, LogEntry, SeatRecord, TableRecord
+from heartsuit.server.hearts_view import apply_patch
 from tests.server_support import Peer
 
 #: a card as the protocol writes it ("QS", "10H")
@@ -56,6 +57,11 @@ class Seat:
         self.frames.append(message)
         if message.get("type") == "hearts.state":
             self.state = message
+        elif message.get("type") == "hearts.patch":
+            # as the page does: the patch on the state held (one socket never misses a version)
+            made = apply_patch(self.state, message)
+            assert made is not None, f"a patch that does not follow {self.state['table']}"
+            self.state = made
         elif message.get("type") == "error" and message.get("state"):
             self.state = message["state"]
         return message
@@ -91,8 +97,8 @@ class Seat:
             return self.state
         for _ in range(limit):
             message = self.receive()
-            if message.get("type") == "hearts.state" and done(message):
-                return message
+            if message.get("type") in ("hearts.state", "hearts.patch") and done(self.state):
+                return self.state
         raise AssertionError(f"no such state; last: {self.state}")
 
     @property
@@ -150,6 +156,7 @@ def play_until_over(seats: list[Seat], *, hands: int | None = None) -> None:
     referee = seats[0]
     reached = referee.version if referee.state else 0
     while True:
+
         def next_turn(s: dict[str, Any], reached: int = reached) -> bool:
             return s["table"]["version"] >= reached and (
                 finished(s) or any(p.seat in s["awaiting"] for p in seats)
@@ -253,6 +260,8 @@ def check_no_leaks(
             version = None
             if isinstance(state, dict) and isinstance(state.get("table"), dict):
                 version = state["table"].get("version")
+            elif frame.get("type") == "hearts.patch":
+                version = frame.get("version")
             if isinstance(version, int):
                 while live.version < version:
                     live.apply(log[live.version])

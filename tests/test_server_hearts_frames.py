@@ -9,6 +9,7 @@ its text equals ``encode(table_state(...))`` character for character, with and w
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -16,7 +17,7 @@ import pytest
 from heartsuit.hearts import Rules
 from heartsuit.hearts.table import computer_action
 from heartsuit.server.hearts_tables import LiveTable, LogEntry, SeatRecord, TableRecord
-from heartsuit.server.hearts_view import StateFrames, table_state
+from heartsuit.server.hearts_view import PATCHED_FIELDS, StateFrames, apply_patch, table_state
 from heartsuit.server.protocol import encode
 
 PRESETS: list[tuple[str, dict[str, Any]]] = [
@@ -116,3 +117,94 @@ def test_frames_stay_equal_across_hands_a_rematch_and_a_fresh_copy() -> None:
                 )
         steps += 1
     assert matches == 2, "two whole matches were played"
+
+
+PATCH_PRESETS = [*PRESETS, ("cancellation", {"players": 10}), ("standard", {"target": 10})]
+
+
+@pytest.mark.parametrize("preset, overrides", PATCH_PRESETS, ids=[p for p, _ in PATCH_PRESETS])
+def test_a_patch_makes_exactly_the_state_it_replaces(
+    preset: str, overrides: dict[str, Any]
+) -> None:
+    """Whole matches: at every version, for every seat (and a socket shown no hand), the state
+    a client makes from the ``hearts.patch`` and the state it held is the whole state the
+    server would have sent instead, field for field; a patch comes only when one will do."""
+    rules = Rules.preset(preset, **overrides)
+    record = TableRecord("table-patch", "online", preset, rules.to_dict(), 3, "ABCDEFGH", 0)
+    seats = [SeatRecord(s, "human", f"P{s}", None, "h" * 64) for s in range(rules.players)]
+    live = LiveTable.replay(record, seats, [LogEntry(0, "start", {}, 1)])
+    frames = StateFrames(size=8)
+    shown: list[int | None] = [*range(rules.players), None]
+
+    def whole(view_seat: int | None) -> dict[str, Any]:
+        fields: dict[str, Any] = {
+            "you": set() if view_seat is None else {view_seat},
+            "view_seat": view_seat,
+            "host": view_seat == 0,
+            "connected": set(range(rules.players)),
+            "away": set(),
+            "since": live.version - 1,
+        }
+        text = encode(frames.text(live, **fields))
+        assert text == encode(table_state(live, **fields))
+        state: dict[str, Any] = json.loads(text)
+        return state
+
+    held = {seat: whole(seat) for seat in shown}
+    patched = whole_states = steps = 0
+    while live.status == "playing" and steps < 2000:
+        assert live.match is not None
+        seat = live.awaiting()[0]
+        action = computer_action(live.match, seat, "easy", f"patch/{steps}")
+        live.apply(live.entry("action", action.to_dict(), 2 + steps))
+        steps += 1
+        for view_seat in shown:
+            patch = frames.patch(live, view_seat=view_seat)
+            if patch is None:
+                held[view_seat] = whole(view_seat)
+                whole_states += 1
+                continue
+            message = json.loads(encode(patch))
+            assert message["type"] == "hearts.patch"
+            assert set(message["public"]) <= PATCHED_FIELDS
+            made = apply_patch(held[view_seat], message)
+            assert made == whole(view_seat)
+            # the awaited seat always gets its whole state (its legal cards and reasons)
+            assert view_seat not in message["awaiting"]
+            held[view_seat] = made
+            patched += 1
+    assert live.status == "over"
+    # within a trick, every socket but the one that played and the one to play next gets a
+    # patch (the shown-no-hand one too): with four seats about 3 of 4 cards, to 3 of these 5
+    # sockets; with three, 2 of 3 cards to 2 of 4
+    assert patched > 0.25 * (patched + whole_states)
+
+
+def test_a_patch_over_a_missed_version_is_refused() -> None:
+    live = new_table("standard", {})
+    frames = StateFrames()
+    fields: dict[str, Any] = {
+        "you": {2},
+        "view_seat": 2,
+        "host": False,
+        "connected": {0, 2},
+        "away": set(),
+    }
+    old = json.loads(encode(frames.text(live, **fields)))
+    made = None
+    for step in range(40):  # through the pass, until a card is played within a trick
+        assert live.match is not None
+        action = computer_action(live.match, live.awaiting()[0], "easy", f"gap/{step}")
+        live.apply(live.entry("action", action.to_dict(), 2 + step))
+        patch = frames.patch(live, view_seat=2)
+        if patch is not None:
+            message = json.loads(encode(patch))
+            # the socket still holds a state several versions old: it must ask again
+            assert old["table"]["version"] < message["version"] - 1
+            assert apply_patch(old, message) is None
+            made = apply_patch({**old, "table": {**old["table"], "id": "other"}}, message)
+            break
+        frames.text(live, **fields)
+    else:
+        raise AssertionError("no patch in 40 steps")
+    assert made is None

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from heartsuit.server.hearts_view import PATCHED_FIELDS
 from tests.hearts_support import Seat, play_until_over, table_log
 from tests.server_support import Site, running_site
 
@@ -495,8 +496,9 @@ def test_a_hearts_message_before_hello_is_refused(site: Site) -> None:
 def test_an_oversized_hearts_frame_is_refused_and_the_socket_stays(site: Site) -> None:
     with ExitStack() as stack:
         me = seat(site, stack)
-        reply = me.send_raw(json.dumps({"type": "hearts.sit", "table": "abcdefgh", "seat": 0,
-                                        "name": "x" * 20_000}))
+        reply = me.send_raw(
+            json.dumps({"type": "hearts.sit", "table": "abcdefgh", "seat": 0, "name": "x" * 20_000})
+        )
         assert reply["type"] == "error" and reply["code"] == "too_large"
         assert me.ask("hearts.invite", invite="ABCDEFGH")["code"] == "bad_invite"
 
@@ -524,13 +526,23 @@ def test_the_shooter_chooses_how_the_moon_scores_and_everyone_sees_it(site: Site
             device.seat, device.token = turn, tokens[turn]
             view = device.ask("hearts.look", table=device.table, token=tokens[turn])["view"]
             if view["must_pass"]:
-                reply = device.ask("hearts.pass", table=device.table, token=tokens[turn],
-                                   cards=view["hand"][:3], version=device.version)
+                reply = device.ask(
+                    "hearts.pass",
+                    table=device.table,
+                    token=tokens[turn],
+                    cards=view["hand"][:3],
+                    version=device.version,
+                )
             else:
                 legal = sorted(view["legal"], key=Card.parse)
                 card = legal[-1] if turn == 0 else legal[0]
-                reply = device.ask("hearts.play", table=device.table, token=tokens[turn],
-                                   card=card, version=device.version)
+                reply = device.ask(
+                    "hearts.play",
+                    table=device.table,
+                    token=tokens[turn],
+                    card=card,
+                    version=device.version,
+                )
             assert reply["type"] == "hearts.state", reply
         state = device.state
         public = state["public"]
@@ -542,20 +554,40 @@ def test_the_shooter_chooses_how_the_moon_scores_and_everyone_sees_it(site: Site
         }
         before = log_length(site, device.table)
         # only the shooter chooses, and only on the state it saw
-        other = device.ask("hearts.moon", table=device.table, token=tokens[0],
-                           choice="self_minus_26", version=device.version)
+        other = device.ask(
+            "hearts.moon",
+            table=device.table,
+            token=tokens[0],
+            choice="self_minus_26",
+            version=device.version,
+        )
         assert other["type"] == "error" and other["code"] == "not_your_turn"
-        bad = device.ask("hearts.moon", table=device.table, token=tokens[SHOOTER],
-                         choice="both", version=device.version)
+        bad = device.ask(
+            "hearts.moon",
+            table=device.table,
+            token=tokens[SHOOTER],
+            choice="both",
+            version=device.version,
+        )
         assert bad["type"] == "error" and bad["code"] == "bad_message"
         looked = device.ask("hearts.look", table=device.table, token=tokens[SHOOTER])
         assert looked["view"]["seat"] == SHOOTER and looked["view"]["phase"] == "moon"
-        stale = device.ask("hearts.moon", table=device.table, token=tokens[SHOOTER],
-                           choice="self_minus_26", version=device.version - 1)
+        stale = device.ask(
+            "hearts.moon",
+            table=device.table,
+            token=tokens[SHOOTER],
+            choice="self_minus_26",
+            version=device.version - 1,
+        )
         assert stale["type"] == "error" and stale["code"] == "stale"
         assert log_length(site, device.table) == before  # refusals change nothing
-        chosen = device.ask("hearts.moon", table=device.table, token=tokens[SHOOTER],
-                            choice="self_minus_26", version=device.version)
+        chosen = device.ask(
+            "hearts.moon",
+            table=device.table,
+            token=tokens[SHOOTER],
+            choice="self_minus_26",
+            version=device.version,
+        )
         assert chosen["type"] == "hearts.state", chosen
         assert {"type": "moon_chosen", "seat": SHOOTER, "choice": "self_minus_26"} in chosen[
             "events"
@@ -577,3 +609,55 @@ def test_a_person_who_gives_no_name_is_stored_unnamed(site: Site) -> None:
         device = seat(site, stack)
         device.create(mode="hotseat", seats=[{"kind": "human"}, {"kind": "human"}])
         assert [s["name"] for s in device.state["table"]["seats"][:2]] == ["You", "You 2"]
+
+
+# --- patches ----------------------------------------------------------------------------------
+
+
+def test_seats_that_wait_get_patches_that_make_the_state_a_fresh_open_shows(site: Site) -> None:
+    """Four people over the real WebSocket play two hands: a card played within a trick
+    reaches the seats that neither played it nor play next as a ``hearts.patch`` (only public
+    fields), never the seat to play next; after each hand every person's patched state is the
+    state a fresh ``hearts.open`` of their seat returns (but the events since)."""
+    with ExitStack() as stack:
+        seats = online_table(site, stack)
+        play_until_over(seats, hands=2)
+        for person in seats:
+            patches = [f for f in person.frames if f.get("type") == "hearts.patch"]
+            assert len(patches) >= 10, f"seat {person.seat} got {len(patches)} patches"
+            for patch in patches:
+                assert person.seat not in patch["awaiting"]
+                assert set(patch["public"]) <= PATCHED_FIELDS
+                assert [e["type"] for e in patch["events"]] == ["played"]
+            # the state this socket made from its patches, against a fresh one
+            fresh = seat(site, stack)
+            reply = fresh.open(person.table, [person.token], take_over=True)
+            assert reply["type"] == "hearts.state", reply
+            held = person.state
+            assert reply["table"]["version"] == held["table"]["version"]
+            for key in ("you", "awaiting", "public", "view", "illegal", "pass_to", "sheet"):
+                assert reply[key] == held[key], key
+            assert reply["table"] == held["table"]
+
+
+def test_a_shared_device_never_gets_a_patch(site: Site) -> None:
+    """One screen shows each person's hand in turn: it always gets whole states (its cover and
+    the hand shown depend on whose turn it is), also while the computers play within tricks."""
+    with ExitStack() as stack:
+        device = seat(site, stack)
+        created = device.create(
+            mode="hotseat",
+            seats=[{"kind": "human"}] * 2 + [{"kind": "computer"}] * 2,
+        )
+        tokens = {t["seat"]: t["token"] for t in created["tokens"]}
+        for _ in range(24):  # the pass, then cards until about three tricks are played
+            awaited = min(s for s in device.until(lambda s: bool(s["awaiting"]))["awaiting"])
+            if awaited not in tokens:
+                device.receive()
+                continue
+            device.ask("hearts.look", table=device.table, token=tokens[awaited])
+            device.seat, device.token = awaited, tokens[awaited]
+            assert device.act()["type"] == "hearts.state"
+        played = [e for f in device.frames for e in f.get("events", []) if e["type"] == "played"]
+        assert len(played) >= 8
+        assert not [f for f in device.frames if f.get("type") == "hearts.patch"]

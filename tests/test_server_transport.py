@@ -123,3 +123,29 @@ def test_shutdown_ends_even_with_stalled_readers(tmp_path: Path) -> None:
         print(f"shut down in {time.monotonic() - started:.1f} s with {len(stalled)} stalled")
         for sock in stalled:
             sock.close()
+
+
+def test_serve_freezes_what_start_up_made_and_takes_the_bench_options(tmp_path: Path) -> None:
+    """``heartsuit serve`` settles its memory before serving (``gc.freeze``), and the load
+    bench gets exactly ``serve``'s configuration, with only the options it names changed."""
+    import gc
+
+    from heartsuit.cli.serve_cmd import settle_memory, uvicorn_config
+    from heartsuit.server.settings import Settings, sqlite_url
+
+    settings = Settings(database_url=sqlite_url(str(tmp_path / "x.sqlite3")))
+    plain = uvicorn_config(settings)
+    bench = uvicorn_config(settings, log_level="warning", backlog=4096)
+    assert bench.backlog == 4096 and plain.backlog != 4096
+    # the same transports (each call makes its classes): the bounded ones, not uvicorn's
+    assert isinstance(bench.ws, type) and isinstance(plain.ws, type)
+    assert bench.ws.__name__ == plain.ws.__name__ == "BoundedWebSocketProtocol"
+    assert isinstance(bench.http, type) and isinstance(plain.http, type)
+    assert bench.http.__name__ == plain.http.__name__ == "BoundedH11Protocol"
+    assert bench.ws_per_message_deflate and bench.ws_max_size == plain.ws_max_size
+    frozen = gc.get_freeze_count()
+    try:
+        settle_memory()
+        assert gc.get_freeze_count() > frozen
+    finally:
+        gc.unfreeze()

@@ -489,7 +489,10 @@ def test_online_a_friend_drops_a_computer_stands_in_and_the_friend_comes_back(
     hides(phone, held_cards(server, table, 0))
     hides(host, held_cards(server, table, 1))
     live = play_along(
-        server, table, {0: host, 1: phone}, host,
+        server,
+        table,
+        {0: host, 1: phone},
+        host,
         until=lambda live: live.match.hand.phase.value == "play" and hand_count(live, 1) <= 10,
     )
     screenshot(phone, "hearts-e2e-online-phone-360")
@@ -543,7 +546,10 @@ def test_a_server_restart_mid_hand_is_survived_by_both_pages(
     table, host, (_, phone) = online_table(page, server, new_user)
     people = {0: host, 1: phone}
     play_along(
-        server, table, people, host,
+        server,
+        table,
+        people,
+        host,
         until=lambda live: live.match.hand.phase.value == "play" and hand_count(live, 0) <= 11,
     )
     drawn_before = {seat: int(tab.get_attribute(TABLE, "data-seq")) for seat, tab in people.items()}
@@ -673,3 +679,76 @@ def test_the_shooter_chooses_the_moon_on_a_real_table(page: Any, server: ServerP
     assert live.match.actions[-1] == Moon(SHOOTER, "self_minus_26")
     assert live.match.score_sheet()[0].points == (0, 0, 0, -26)
     assert live.match.hand_number == 1
+
+
+# ---------------------------------------------------------------------- patches
+
+
+def rendered(page: Any) -> dict[str, Any]:
+    """What the table page shows of the table (not what it announces about the last change)."""
+    return {
+        "version": version_of(page),
+        "status": page.inner_text("[data-status]"),
+        "seats": page.inner_text("[data-seats]"),
+        "info": page.inner_text("[data-info]"),
+        "trick": page.eval_on_selector_all(
+            "[data-trick] [data-card]", "els => els.map(e => e.dataset.card)"
+        ),
+        "hand": hand_codes(page),
+        "legal": page.eval_on_selector_all(
+            ".ht-hand .hc.legal", "els => els.map(e => e.dataset.card)"
+        ),
+        "prompt": page.inner_text("[data-prompt]"),
+        "sheet": page.inner_text("[data-sheet]"),
+    }
+
+
+def test_a_hand_played_through_patches_shows_what_a_fresh_load_shows(
+    page: Any, server: ServerProcess
+) -> None:
+    """Against three computers most changes reach the page as ``hearts.patch`` frames (a card
+    played within a trick while this seat waits); the page applies each to the state it holds.
+    At several turns of a hand, what it shows equals what a freshly loaded page of the same
+    table shows (which then takes the seat over and plays on)."""
+    patches: list[int] = []
+
+    def listen(socket: Any) -> None:
+        def frame(payload: Any) -> None:
+            if isinstance(payload, str) and '"type":"hearts.patch"' in payload:
+                patches.append(int(json.loads(payload)["version"]))
+
+        socket.on("framereceived", frame)
+
+    page.on("websocket", listen)
+    page.goto(f"{server.url}/?lang=en")
+    page.click("[data-hearts-play]")
+    page.click('[data-mode="computer"]')
+    page.wait_for_url("**/hearts/table/*")
+    drawn(page)
+    pass_three(page)
+    table_url = page.url
+    rows = sheet_rows(page)
+    compared = 0
+    turn = 0
+    while my_turn_or_hand_over(page, rows):
+        turn += 1
+        if turn in (2, 5, 9):
+            # the page is idle at this seat's turn: no trick pause, nothing queued
+            page.wait_for_timeout(1300)
+            before = rendered(page)
+            assert patches, "no patch reached the page before this turn"
+            fresh = page.context.new_page()
+            fresh.on("websocket", listen)
+            fresh.goto(table_url)
+            # the seat is open in the first tab: this one asks to play here
+            fresh.click("[data-play-here]")
+            wait_version(fresh, before["version"])
+            fresh.wait_for_selector(".ht-hand .hc.legal")
+            assert rendered(fresh) == before
+            screenshot(fresh, f"hearts-e2e-patched-fresh-{turn}")
+            page.close()
+            page = fresh
+            compared += 1
+        play_one(page)
+    assert compared == 3
+    assert len(patches) >= 10

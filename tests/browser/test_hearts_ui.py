@@ -15,7 +15,9 @@ import pytest
 from heartsuit import i18n
 from heartsuit.cards import Card
 from heartsuit.hearts import Match, Rules
+from heartsuit.hearts.actions import Play
 from heartsuit.hearts.bots import LEVELS
+from heartsuit.server.hearts_view import PATCHED_FIELDS
 from tests.browser.conftest import ServerProcess, screenshot
 from tests.browser.hearts_fake import FakeHearts, hearts_state, pass_all, seats
 
@@ -614,3 +616,58 @@ def test_a_screen_that_does_not_hold_the_seat_never_calls_it_you(
     wait_seq(page, before)
     assert page.inner_text("[data-status]") == "Waiting for Seat 1, Citra, Dedi to pass"
     assert "(you)" not in page.inner_text("[data-seats]") + page.inner_text("[data-me]")
+
+
+def test_a_patch_is_drawn_and_a_missed_version_opens_the_table_again(
+    page: Any, server: ServerProcess
+) -> None:
+    """A ``hearts.patch`` that follows the state drawn is drawn like a whole state (the card in
+    the trick, the turn moved on); an older one is ignored; one that skips a version is not
+    applied, and the page opens the table again with the version it has."""
+    match = seat_to_lead(1)
+    fake = FakeHearts()
+    fake.on("hearts.open", lambda f: [hearts_state(match, view_seat=0, version=6)])
+    open_table(page, server, fake, lang="en")
+    before = hearts_state(match, view_seat=0, version=6)
+    card = match.view(1).legal[0]
+    match.apply(Play(1, card))
+    after = hearts_state(match, view_seat=0, version=7)
+    changed = {k: v for k, v in after["public"].items() if before["public"][k] != v}
+    assert set(changed) <= PATCHED_FIELDS and "trick" in changed
+    drawn = seq(page)
+    fake.push(
+        {
+            "type": "hearts.patch",
+            "table": "T1",
+            "version": 7,
+            "awaiting": after["awaiting"],
+            "public": changed,
+            "events": [{"type": "played", "seat": 1, "card": card.code}],
+        }
+    )
+    wait_seq(page, drawn)
+    assert page.get_attribute("[data-hearts]", "data-version") == "7"
+    page.wait_for_selector(f'[data-trick] [data-card="{card.code}"]')
+    # an old patch changes nothing and asks for nothing
+    drawn = seq(page)
+    fake.push({**fake_patch(5), "public": {"to_play": 3}})
+    page.wait_for_timeout(500)
+    assert seq(page) == drawn and len(fake.frames("hearts.open")) == 1
+    # a patch over a missed version: the whole state is asked for again, from version 7
+    fake.push(fake_patch(9))
+    reopened = fake.wait_for(page, "hearts.open", 2)
+    assert reopened["version"] == 7
+    wait_seq(page, drawn)  # the fake's answer (its version 6) is drawn
+    assert page.get_attribute("[data-hearts]", "data-version") == "6"
+    assert len(fake.frames("hearts.open")) == 2
+
+
+def fake_patch(version: int) -> dict[str, Any]:
+    return {
+        "type": "hearts.patch",
+        "table": "T1",
+        "version": version,
+        "awaiting": [2],
+        "public": {"to_play": 2},
+        "events": [],
+    }

@@ -73,9 +73,10 @@ def _workers(text: str) -> int:
     return count
 
 
-def uvicorn_config(settings: Settings) -> uvicorn.Config:
+def uvicorn_config(settings: Settings, **overrides: Any) -> uvicorn.Config:
     """How uvicorn serves the site: the bounded transports of :mod:`heartsuit.server.transport`
-    and the settings' limits (docs/site.md, "Limits")."""
+    and the settings' limits (docs/site.md, "Limits"). ``overrides``: further
+    :class:`uvicorn.Config` options (the load bench's quieter log and longer backlog)."""
     import copy
 
     import uvicorn
@@ -111,15 +112,28 @@ def uvicorn_config(settings: Settings) -> uvicorn.Config:
         proxy_headers=bool(settings.forwarded_allow_ips),
         forwarded_allow_ips=settings.forwarded_allow_ips or "127.0.0.1",
         log_config=logging_config,
-        log_level="info",
+        **{"log_level": "info", **overrides},
     )
+
+
+def settle_memory() -> None:
+    """Once the site is loaded: move everything allocated so far (modules, the app, its
+    caches) out of the garbage collector's sight (:func:`gc.freeze`), so that the full
+    collections a busy server makes do not walk those objects again and again (docs/site.md,
+    "Garbage collection")."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
 
 
 def serve(settings: Settings) -> None:
     """Run the site until a signal stops it."""
     import uvicorn
 
-    uvicorn.Server(uvicorn_config(settings)).run()
+    config = uvicorn_config(settings)
+    settle_memory()
+    uvicorn.Server(config).run()
 
 
 def serve_workers(settings: Settings, workers: int) -> int:
@@ -149,7 +163,9 @@ def serve_workers(settings: Settings, workers: int) -> int:
             signal.signal(signal.SIGINT, signal.SIG_DFL)
             code = 0
             try:
-                uvicorn.Server(uvicorn_config(settings)).run(sockets=[sock])
+                config = uvicorn_config(settings)
+                settle_memory()
+                uvicorn.Server(config).run(sockets=[sock])
             except BaseException:  # a worker reports what stopped it and exits, never returns
                 import traceback
 

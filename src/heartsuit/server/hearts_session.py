@@ -66,6 +66,8 @@ class _Seat:
     looked_at: tuple[int, str] | None = None
     #: the version of the last state sent, so a notice about it is not answered twice
     seen: int = -1
+    #: what the table part of the last state sent was made from (a patch keeps it)
+    shown: tuple[Any, ...] | None = None
 
 
 class HeartsEndpoint:
@@ -258,7 +260,45 @@ class HeartsSession:
         return on_notice
 
     async def _push(self, live: LiveTable) -> None:
+        patch = self._patch(live)
+        if patch is not None:
+            await self.link.send(patch, None)
+            return
         await self.link.send(await self._frame(live, self._seen(live)), None)
+
+    def _patch(self, live: LiveTable) -> Encoded | None:
+        """A ``hearts.patch`` from the last state sent to this one, when one will do: the
+        socket saw the version just before, and its table part and seats are as they were."""
+        table_id = live.record.id
+        held = self._tables.get(table_id)
+        if held is None or held.seen != live.version - 1 or live.record.mode == "hotseat":
+            return None
+        you = set(held.tokens)
+        service = self.service
+        patch = service.frames.patch(live, view_seat=min(you) if you else None)
+        if patch is None:
+            return None
+        shown = self._table_part(live, you, service.connected(table_id), service.away(table_id))
+        if shown != held.shown:
+            return None
+        held.seen = live.version
+        return patch
+
+    @staticmethod
+    def _table_part(
+        live: LiveTable, you: set[int], connected: set[int], away: set[int]
+    ) -> tuple[Any, ...]:
+        """What the table part of a state to this socket is made from (the seats it holds
+        and is shown too), but the version."""
+        return (
+            tuple(sorted(you)),
+            _host_of(live) in you,
+            frozenset(connected),
+            frozenset(away),
+            live.status,
+            tuple(live.seats),
+            live.seed,
+        )
 
     async def _reply(self, live: LiveTable, req: int | None) -> None:
         await self.link.send(await self._frame(live, self._seen(live)), req)
@@ -292,14 +332,17 @@ class HeartsSession:
             view_seat = held.looking
         else:
             view_seat = min(you) if you else None
+        connected = self.service.connected(table_id)
+        away = self.service.away(table_id)
         if table_id in self._tables:
             self._tables[table_id].seen = live.version
+            self._tables[table_id].shown = self._table_part(live, you, connected, away)
         return {
             "you": you,
             "view_seat": view_seat,
             "host": _host_of(live) in you,
-            "connected": self.service.connected(table_id),
-            "away": self.service.away(table_id),
+            "connected": connected,
+            "away": away,
             "since": since,
         }
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from heartsuit.cards import Card
-from heartsuit.hearts import Match, SeatView
+from heartsuit.hearts import Match, Rules, SeatView
 from heartsuit.server.hearts_protocol import HeartsState, Over, SeatInfo, Sheet, TableInfo
 from heartsuit.server.hearts_tables import LiveTable
 from heartsuit.server.protocol import Encoded
@@ -190,6 +190,12 @@ class _Kept:
     sheet: tuple[Match, tuple[int, str], str] | None = None
     #: the finished tricks of the hand: the match, the hand number, one text per trick
     tricks: tuple[Match, int, list[str]] | None = None
+    #: the table's rules and their text
+    rules: tuple[Rules, str] | None = None
+    #: the public part (without its rules) and who is awaited, at this version (once made)
+    public: tuple[dict[str, Any], tuple[int, ...]] | None = None
+    #: the same at the version before, when this copy of the table was kept at it
+    before: tuple[dict[str, Any], tuple[int, ...]] | None = None
 
 
 class StateFrames:
@@ -235,9 +241,7 @@ class StateFrames:
             table = parts_of[table_key] = {
                 "table": _table_json(kept, live, host, table_key[2], table_key[3])
             }
-        shared = parts_of.get("shared")
-        if shared is None:
-            shared = parts_of["shared"] = _shared(kept, live)
+        shared = self._shared(kept, live)
         events_key = ("events", since)
         events = parts_of.get(events_key)
         if events is None:
@@ -256,6 +260,56 @@ class StateFrames:
         body = ",".join(f'"{name}":{parts[name]}' for name in _FIELD_ORDER)
         return Encoded("{" + body + "}")
 
+    def patch(self, live: LiveTable, *, view_seat: int | None) -> Encoded | None:
+        """The ``hearts.patch`` that takes a socket shown ``view_seat``'s hand from the version
+        before ``live``'s to it, or None when that socket needs the whole state.
+
+        A patch is made only when the step changed nothing but the public fields of
+        :data:`PATCHED_FIELDS` (a card played within a trick, on a table that is not a shared
+        device) and the seat shown is awaited neither before nor after it (so its own cards,
+        legal cards and reasons are as they were); the socket must also be shown the same
+        table part as before (its caller checks), and have seen exactly the version before.
+        Everything in it comes from the public part, as in a whole state.
+        """
+        match = live.match
+        if match is None or live.record.mode == "hotseat":
+            return None
+        kept = self._kept(live)
+        before = kept.before
+        if before is None:
+            return None
+        self._shared(kept, live)
+        now = kept.public
+        assert now is not None
+        awaiting = now[1]
+        if view_seat is not None and (view_seat in awaiting or view_seat in before[1]):
+            return None
+        old = before[0]
+        if old.keys() != now[0].keys():
+            return None
+        changed = {key: value for key, value in now[0].items() if old[key] != value}
+        if not changed.keys() <= PATCHED_FIELDS:
+            return None
+        events = live.events_since(live.version - 1)
+        if events is None:
+            return None
+        text = kept.parts.get("patch")
+        if text is None:
+            text = kept.parts["patch"] = {
+                "text": (
+                    f'{{"type":"hearts.patch","table":{_json(live.record.id)},'
+                    f'"version":{live.version},"awaiting":{_json(list(awaiting))},'
+                    f'"public":{_json(changed)},"events":{_json(events)}}}'
+                )
+            }
+        return Encoded(text["text"])
+
+    def _shared(self, kept: _Kept, live: LiveTable) -> dict[str, str]:
+        shared = kept.parts.get("shared")
+        if shared is None:
+            shared = kept.parts["shared"] = _shared(kept, live)
+        return shared
+
     def _kept(self, live: LiveTable) -> _Kept:
         """What is kept for this table, made current for its version (another copy of the
         table, whose event history may differ, starts afresh)."""
@@ -264,6 +318,8 @@ class StateFrames:
         if kept is None or kept.live is not live:
             kept = self._tables[table_id] = _Kept(live, live.version)
         elif kept.version != live.version:
+            kept.before = kept.public if kept.version == live.version - 1 else None
+            kept.public = None
             kept.version = live.version
             kept.parts = {}
             kept.segments = []
@@ -271,6 +327,35 @@ class StateFrames:
         while len(self._tables) > self._size:
             self._tables.popitem(last=False)
         return kept
+
+
+#: the public fields a ``hearts.patch`` may carry: what a card played within a trick changes
+#: (the seat views share them, so a client sets each in its public part and in its own view)
+PATCHED_FIELDS = frozenset(
+    {"trick", "to_play", "cards_left", "hearts_broken", "points_taken", "held_over", "kitty_size"}
+)
+
+
+def apply_patch(state: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any] | None:
+    """What a client does with a ``hearts.patch`` (the page's ``hearts.js`` does the same):
+    the whole state it makes from the ``state`` it holds, or None when that state is not the
+    patch's base (a version missed: ask for the whole state again)."""
+    if state["table"]["id"] != patch["table"] or state["table"]["version"] != patch["version"] - 1:
+        return None
+    table = {**state["table"], "version": patch["version"]}
+    public = {**state["public"], **patch["public"]}
+    view = state["view"]
+    if view is not None:
+        view = {**view, **{k: v for k, v in patch["public"].items() if k in view}}
+    return {
+        **state,
+        "table": table,
+        "awaiting": patch["awaiting"],
+        "public": public,
+        "view": view,
+        "events": patch["events"],
+        "resync": False,
+    }
 
 
 #: the order in which pydantic writes a hearts.state's fields (so the texts are the same)
@@ -310,11 +395,15 @@ def _shared(kept: _Kept, live: LiveTable) -> dict[str, str]:
     awaiting = list(live.awaiting())
     over = Over(winners=list(match.winners)) if match.is_over else None
     seat0 = match.view(0)
+    rules = _rules_json(kept, seat0)
     # every seat's own view shares these fields (the rules, the tricks, the scores...): each
     # is encoded once here, and a seat's view adds only its private fields to them; the
-    # finished tricks of the hand are kept as they were written (they never change)
-    base = replace(seat0, tricks=()).to_dict()
-    kept.segments = _view_segments(base, {"tricks": _tricks_json(kept, match, seat0)})
+    # finished tricks of the hand are kept as they were written (they never change), the rules
+    # for the table's life
+    base = _view_dict(seat0)
+    kept.segments = _view_segments(
+        base, {"rules": rules, "tricks": _tricks_json(kept, match, seat0)}
+    )
     moment = (match.hand_number, match.hand.phase)
     if kept.sheet is None or kept.sheet[0] is not match or kept.sheet[1] != moment:
         kept.sheet = (match, moment, _json(sheet(match).model_dump(mode="json")))
@@ -323,10 +412,78 @@ def _shared(kept: _Kept, live: LiveTable) -> dict[str, str]:
         "awaiting": _json(awaiting),
         # any seat's view with its private fields removed: seat 0's, as table_state does
         # when it shows no hand
-        "public": _json(public_part(seat0, awaiting)),
+        "public": _public_json(kept, base, seat0, awaiting, rules),
         "sheet": kept.sheet[2],
         "over": _json(over.model_dump(mode="json")) if over is not None else "null",
     }
+
+
+def _rules_json(kept: _Kept, view: SeatView) -> str:
+    """The table's rules as JSON, written once (a table's rules never change)."""
+    if kept.rules is None or kept.rules[0] is not view.rules:
+        kept.rules = (view.rules, _json(view.rules.to_dict()))
+    return kept.rules[1]
+
+
+#: a view's dict without its rules and its finished tricks (written apart, see _shared)
+_PENDING = object()
+
+
+def _view_dict(view: SeatView) -> dict[str, Any]:
+    """``view.to_dict()`` with the same keys in the same order, but the rules and the finished
+    tricks left as placeholders (they are written from kept texts)."""
+    trick = view.trick
+    return {
+        "seat": view.seat,
+        "rules": _PENDING,
+        "phase": view.phase,
+        "hand_number": view.hand_number,
+        "hand": [c.code for c in view.hand],
+        "legal": [c.code for c in view.legal],
+        "to_play": view.to_play,
+        "pass_direction": str(view.pass_direction),
+        "must_pass": view.must_pass,
+        "passed": [c.code for c in view.passed],
+        "received": [c.code for c in view.received],
+        "trick": None if trick is None else trick.to_dict(),
+        "tricks": _PENDING,
+        "points_taken": list(view.points_taken),
+        "hearts_broken": view.hearts_broken,
+        "scores": list(view.scores),
+        "cards_left": list(view.cards_left),
+        "kitty_size": view.kitty_size,
+        "kitty": [c.code for c in view.kitty],
+        "held_over": [c.code for c in view.held_over],
+        "hand_points": list(view.hand_points),
+        "shooter": view.shooter,
+        "moon_options": {choice: list(points) for choice, points in view.moon_options},
+        "moon_choice": view.moon_choice,
+    }
+
+
+def _public_json(
+    kept: _Kept, base: dict[str, Any], view: SeatView, awaiting: Sequence[int], rules: str
+) -> str:
+    """``json(public_part(view, awaiting))`` from the view's dict (``base``, see
+    :func:`_view_dict`) and the rules' kept text; the part is kept for the next version's
+    patches."""
+    data = _public_dict(base, view, awaiting)
+    kept.public = (data, tuple(awaiting))
+    # the rules are public_part's first field (the seat before them is private)
+    return '{"rules":' + rules + "," + _json(data)[1:]
+
+
+def _public_dict(base: dict[str, Any], view: SeatView, awaiting: Collection[int]) -> dict[str, Any]:
+    data = {k: v for k, v in base.items() if k not in _NOT_PUBLIC}
+    data["last_trick"] = view.tricks[-1].to_dict() if view.tricks else None
+    data["tricks_played"] = len(view.tricks)
+    passing = view.phase == "pass"
+    data["passed"] = [passing and seat not in awaiting for seat in range(view.rules.players)]
+    return data
+
+
+#: what public_part leaves out of a view's dict (the rules are written apart)
+_NOT_PUBLIC = frozenset({*PRIVATE_FIELDS, "tricks", "rules"})
 
 
 def _tricks_json(kept: _Kept, match: Match, view: SeatView) -> str:

@@ -108,6 +108,7 @@ const conn = new Connection({
   },
   onPush: (message) => {
     if (message.type === "hearts.state" && message.table && message.table.id === tableId) push(message);
+    else if (message.type === "hearts.patch" && message.table === tableId) patched(message);
   },
   onPushError: (error) => {
     if (error.code === "taken_over") takenOver(error);
@@ -172,6 +173,43 @@ function push(message) {
   if (state && message.table.version < state.table.version && !state.over) return;
   queue.push(message);
   drain();
+}
+
+/**
+ * A `hearts.patch` (a card played within a trick, while this screen's seat waits): the public
+ * fields it names are set in the newest state held, in its public part and in this seat's own
+ * view alike, and the result is taken like a pushed state. A patch that does not follow that
+ * state (a version missed) brings the whole state again instead; an older one is ignored.
+ */
+function patched(message) {
+  const latest = queue.length ? queue[queue.length - 1] : state;
+  if (latest && message.version <= latest.table.version) return; // already held
+  if (!latest || latest.table.version !== message.version - 1) {
+    resync();
+    return;
+  }
+  const next = structuredClone(latest);
+  next.table.version = message.version;
+  next.awaiting = message.awaiting;
+  for (const [key, value] of Object.entries(message.public)) {
+    next.public[key] = value;
+    if (next.view && key in next.view) next.view[key] = structuredClone(value);
+  }
+  next.events = message.events;
+  next.resync = false;
+  push(next);
+}
+
+let resyncing = false;
+/** Ask for the whole state again (once at a time). */
+async function resync() {
+  if (resyncing || !opened) return;
+  resyncing = true;
+  try {
+    await openTable();
+  } finally {
+    resyncing = false;
+  }
 }
 
 function drain() {
