@@ -466,6 +466,30 @@ def test_the_search_chooses_as_it_did_before_it_was_made_faster() -> None:
     assert " ".join(chosen) == REFERENCE_CHOICES
 
 
+# passes of the same code (commit 30d11af), for the views of the test below
+REFERENCE_PASSES = (
+    "JDJHQH KCJDAS KCAC10H JCJHKS 9HJHQH AC3DAS KC8DKS JCJHAS 9D5HKH KCJDAD JCQC7D 10C7DJD "
+    "10D7HJH KC3DAS AC8D10H 8DJHKS JHKHAH QDADAH 8CJHKS QC7DQD"
+)
+
+
+def test_the_pass_search_passes_as_it_did_before_it_was_made_faster() -> None:
+    config = SearchConfig(passing=PassConfig(playouts=300))
+    passes = []
+    for name, direction in (
+        ("standard", "left"),
+        ("standard", "across"),
+        ("three", "left"),
+        ("omnibus", "right"),
+        ("five", "left"),
+    ):
+        rules = Rules.preset(name)
+        for seed in range(4):
+            view = Hand.deal(rules, seed, pass_direction=direction).view(seed % rules.players)
+            passes.append("".join(c.code for c in SearchBot(seed, config).choose_pass(view)))
+    assert " ".join(passes) == REFERENCE_PASSES
+
+
 def test_flushing_playouts_lead_a_low_spade_into_the_queen() -> None:
     table = Table.of(Rules())
 
