@@ -59,6 +59,8 @@ VARIANTS = {
     "flush": SearchConfig(playouts=1000, passing=PassConfig(playouts=1100), flush_queen=True),
     "leads": SearchConfig(playouts=1000, passing=PassConfig(playouts=1100), safe_leads=True),
     "hard100": HARD_100MS,
+    # hard100 as it was before the search was made faster (1,000 playouts, pass 750)
+    "old100": SearchConfig(playouts=1000, passing=PassConfig(playouts=750)),
     "plays": replace(HARD_100MS, infer_plays=True),
 }
 
