@@ -173,6 +173,8 @@ def speed(hands: int, runs: int, playouts: int, rules: Rules, seed: int) -> None
             if turn == 0 and len(set(view.legal)) > 1:
                 views.append(view)
             hand.play(turn, bots[turn].choose_play(view))
+    if runs < 1:
+        raise SystemExit("speed needs --runs 1 or more")
     config = SearchConfig(playouts=playouts)
     rates: list[float] = []
     means: list[float] = []
