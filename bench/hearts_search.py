@@ -9,6 +9,7 @@ Usage (one process; the machine is shared, so run it under ``nice -n 19``)::
     .venv/bin/python bench/hearts_search.py moons --bots normal,heuristic,heuristic,heuristic
     .venv/bin/python bench/hearts_search.py variants --variants plain,hard100 --deals 30 \
         --seed 11 [--workers 2]
+    .venv/bin/python bench/hearts_search.py speed [--hands 4] [--runs 5] [--playouts 1000]
 
 ``times`` seats the level in seat 0 against three heuristic players for ``--hands`` deals
 (every seat rotation is not needed for timing) and prints the median, p95, p99 and mean CPU
@@ -20,7 +21,11 @@ moons each listed bot shoots (a bot counted once per seat it holds). ``variants`
 ``SearchConfig`` variants of the search (:data:`VARIANTS`), each against three heuristic
 players on the same duplicate deals, and prints each variant's paired difference with the
 heuristic seats and, deal by deal, each variant's difference from the first one listed (results
-files in ``/tmp``, so a stopped comparison goes on).
+files in ``/tmp``, so a stopped comparison goes on). ``speed`` replays the same card choices
+(seat 0 of ``--hands`` deals played by four heuristic players, choices with two or more legal
+cards) through the PIMC search at ``--playouts`` per choice, ``--runs`` times, and prints the
+playouts per CPU second and the CPU time per choice of each run and their medians: run it once
+with ``PYTHONPATH`` on another checkout's ``src`` to compare two versions on the same choices.
 """
 
 from __future__ import annotations
@@ -54,6 +59,8 @@ VARIANTS = {
     "flush": SearchConfig(playouts=1000, passing=PassConfig(playouts=1100), flush_queen=True),
     "leads": SearchConfig(playouts=1000, passing=PassConfig(playouts=1100), safe_leads=True),
     "hard100": HARD_100MS,
+    # hard100 as it was before the search was made faster (1,000 playouts, pass 750)
+    "old100": SearchConfig(playouts=1000, passing=PassConfig(playouts=750)),
     "plays": replace(HARD_100MS, infer_plays=True),
 }
 
@@ -150,6 +157,46 @@ def times(levels: list[str], hands: int, rules: Rules, seed: int) -> None:
             print(f"{level:<22} playouts per play: mean {statistics.fmean(timed.playouts):.0f}")
 
 
+def speed(hands: int, runs: int, playouts: int, rules: Rules, seed: int) -> None:
+    """Playouts per CPU second of the PIMC search on a fixed set of card choices."""
+    views: list[SeatView] = []
+    for number in range(hands):
+        bots = [make_bot("heuristic", s) for s in range(rules.players)]
+        hand = Hand.deal(rules, seed, hand_number=number)
+        if hand.phase is Phase.PASS:
+            for seat, bot in enumerate(bots):
+                hand.pass_cards(seat, bot.choose_pass(hand.view(seat)))
+        while hand.phase is Phase.PLAY:
+            turn = hand.to_play
+            assert turn is not None
+            view = hand.view(turn)
+            if turn == 0 and len(set(view.legal)) > 1:
+                views.append(view)
+            hand.play(turn, bots[turn].choose_play(view))
+    if runs < 1:
+        raise SystemExit("speed needs --runs 1 or more")
+    config = SearchConfig(playouts=playouts)
+    rates: list[float] = []
+    means: list[float] = []
+    print(f"{len(views)} choices, {playouts} playouts each, {runs} runs", flush=True)
+    for run in range(runs):
+        bot = SearchBot(seed, config)
+        used = 0
+        start = time.process_time()
+        for view in views:
+            bot.choose_play(view)
+            used += bot.last_playouts
+        elapsed = time.process_time() - start
+        rates.append(used / elapsed)
+        means.append(elapsed / len(views))
+        print(f"run {run}: {used / elapsed:8.0f} playouts/s  {1000 * means[-1]:6.1f} ms a choice")
+    print(
+        f"median {statistics.median(rates):.0f} playouts/s, "
+        f"{1000 * statistics.median(means):.1f} ms a choice",
+        flush=True,
+    )
+
+
 def arena(bots: list[str], deals: int, rules: Rules, seed: int) -> None:
     start = time.monotonic()
     result = run_arena(bots, deals=deals, seed=seed, rules=rules, progress=True)
@@ -202,7 +249,11 @@ def moons(bots: list[str], deals: int, rules: Rules, seed: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=("times", "arena", "algorithms", "moons", "variants"))
+    parser.add_argument(
+        "what", choices=("times", "arena", "algorithms", "moons", "variants", "speed")
+    )
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--playouts", type=int, default=1000)
     parser.add_argument("--variants", default="plain,hard100")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--levels", default="easy,normal,hard100,hard")
@@ -220,6 +271,8 @@ def main() -> None:
         arena(args.bots.split(","), args.deals, rules, args.seed)
     elif args.what == "variants":
         variants(args.variants.split(","), args.deals, rules, args.seed, args.workers)
+    elif args.what == "speed":
+        speed(args.hands, args.runs, args.playouts, rules, args.seed)
     elif args.what == "moons":
         moons(args.bots.split(","), args.deals, rules, args.seed)
     else:

@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 
 from heartsuit.cards import Card, Suit
 from heartsuit.hearts import Hand, Rules
-from heartsuit.hearts.bots import BOTS, make_bot
+from heartsuit.hearts.bots import BOTS, make_bot, sampling
 from heartsuit.hearts.bots.easy import EasyBot
 from heartsuit.hearts.bots.passing import PassConfig, candidates
-from heartsuit.hearts.bots.sampling import consistent, knowledge, sample
+from heartsuit.hearts.bots.sampling import Sampler, consistent, knowledge, sample, sample_plain
 from heartsuit.hearts.bots.search import SearchBot, SearchConfig, equivalent_groups
 from heartsuit.hearts.bots.utility import Scorer
 from heartsuit.hearts.fast import FastState, Position, Table
@@ -122,6 +122,42 @@ def test_sampled_worlds_agree_with_everything_the_seat_knows(
                 by_target.update(c for s, c in view.trick.plays if s == target)
             still = Counter(view.passed) - by_target
             assert not still - to_cards(world[target])
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    table=st.integers(0, len(TABLES) - 1),
+    seed=st.integers(0, 10**6),
+    plays=st.integers(0, 60),
+    seat=st.integers(0, 9),
+    hints=st.booleans(),
+)
+def test_the_sampler_deals_the_plain_samplers_worlds_with_the_same_draws(
+    table: int, seed: int, plays: int, seat: int, hints: bool
+) -> None:
+    rules = TABLES[table]
+    hand = random_position(rules, seed, plays)
+    if hand.phase is not Phase.PLAY:
+        return
+    know = knowledge(hand.view(seat % rules.players), hints=hints)
+    sampler = Sampler(know)
+    fast, plain = Rng(seed), Rng(seed)
+    for _ in range(4):
+        assert sampler.deal(fast) == sample_plain(know, plain)
+        assert fast.state == plain.state
+
+
+def test_a_draw_the_batch_cannot_take_is_dealt_by_the_plain_sampler(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # every output counts as one that below() might reject: each world goes the plain way
+    monkeypatch.setattr(sampling, "_DRAW_BOUND", 1 << 64)
+    hand = random_position(Rules(), 5, 14)
+    know = knowledge(hand.view(hand.to_play or 0))
+    fast, plain = Rng(9), Rng(9)
+    for _ in range(3):
+        assert Sampler(know).deal(fast) == sample_plain(know, plain)
+        assert fast.state == plain.state
 
 
 def test_a_passed_card_stays_with_its_receiver_until_played() -> None:
@@ -364,6 +400,94 @@ def test_guided_playouts_play_legally_and_score_like_the_engine(name: str) -> No
             hand.play(hand.to_play or 0, index_card(index))  # the engine refuses an illegal card
         assert hand.phase is Phase.DONE
         assert list(hand.points()) == hand_points(table, tallies)
+
+
+@pytest.mark.parametrize("name", ["standard", "three", "omnibus"])
+def test_a_playout_given_a_whole_trick_settles_it_as_the_state_does(name: str) -> None:
+    # PIMC starts each playout with its card on the trick (a whole trick when it is the last
+    # to play) instead of stepping a FastState: the same cards and points follow
+    rules = Rules.preset(name)
+    table = Table.of(rules)
+    for seed in range(20):
+        hand = random_position(rules, seed, 3 + seed)
+        if hand.phase is not Phase.PLAY or hand.trick is None:
+            continue
+        state = FastState(
+            table,
+            Position.from_cards(
+                hand.holdings,
+                leader=hand.trick.leader,
+                trick=[c for _, c in hand.trick.plays],
+                hearts_broken=hand.hearts_broken,
+                first_trick=not hand.tricks,
+                taken=hand.taken,
+            ),
+        )
+        legal = state.legal()
+        for move in (i for i in range(52) if legal >> i & 1):
+            stepped = state.copy()
+            stepped.play(move)
+            by_state: list[int] = []
+            tallies = stepped.tallies[:]
+            policy_out(table, stepped.hands[:], tallies, stepped.leader, tuple(stepped.trick),
+                       stepped.broken, stepped.first, random.Random(seed).random, 0.2, -1, 8,
+                       by_state)
+            hands = state.hands[:]
+            hands[state.to_play * 4 + move // 13] ^= 1 << (move % 13)
+            whole: list[int] = []
+            tallies2 = state.tallies[:]
+            policy_out(table, hands, tallies2, state.leader, (*state.trick, move),
+                       state.broken or table.breaks[move], state.first,
+                       random.Random(seed).random, 0.2, -1, 8, whole)
+            assert whole == by_state
+            assert tallies2 == tallies
+
+
+# choices of the search before its sampler and playouts were rewritten for speed (the code of
+# commit 30d11af): the same seed and view must still give the same card
+REFERENCE_CHOICES = (
+    "QC 5C AS QH 5D 5D 3H 3H AD AD 5D 5D 4C 4C 6D 6D QC QC QD 7S 5D 5D 3H 3H AD AD 5D 5D 4C 4C "
+    "6D 6D 8S JS KD KD 5S 5S 5S 7C 8D JD AH AH 6C 6C 4C 4C"
+)
+
+
+def test_the_search_chooses_as_it_did_before_it_was_made_faster() -> None:
+    configs = [
+        SearchConfig(playouts=200),
+        SearchConfig(playouts=200, infer_plays=True, moon_plans=True),
+    ]
+    chosen = []
+    for name in ("standard", "omnibus", "three"):
+        rules = Rules.preset(name)
+        for seed in range(8):
+            hand = random_position(rules, seed, 3 + 5 * seed)
+            view = hand.view(hand.to_play or 0)
+            chosen += [SearchBot(seed, config).choose_play(view).code for config in configs]
+    assert " ".join(chosen) == REFERENCE_CHOICES
+
+
+# passes of the same code (commit 30d11af), for the views of the test below
+REFERENCE_PASSES = (
+    "JDJHQH KCJDAS KCAC10H JCJHKS 9HJHQH AC3DAS KC8DKS JCJHAS 9D5HKH KCJDAD JCQC7D 10C7DJD "
+    "10D7HJH KC3DAS AC8D10H 8DJHKS JHKHAH QDADAH 8CJHKS QC7DQD"
+)
+
+
+def test_the_pass_search_passes_as_it_did_before_it_was_made_faster() -> None:
+    config = SearchConfig(passing=PassConfig(playouts=300))
+    passes = []
+    for name, direction in (
+        ("standard", "left"),
+        ("standard", "across"),
+        ("three", "left"),
+        ("omnibus", "right"),
+        ("five", "left"),
+    ):
+        rules = Rules.preset(name)
+        for seed in range(4):
+            view = Hand.deal(rules, seed, pass_direction=direction).view(seed % rules.players)
+            passes.append("".join(c.code for c in SearchBot(seed, config).choose_pass(view)))
+    assert " ".join(passes) == REFERENCE_PASSES
 
 
 def test_flushing_playouts_lead_a_low_spade_into_the_queen() -> None:

@@ -25,6 +25,9 @@ from heartsuit.hearts.fast_tables import JACK_MARK, NTH, POP, Table
 HIGH_SPADES = 0x1C00  # Q♠ K♠ A♠ as rank bits of the spade suit mask
 QUEEN_BIT = 1 << 10
 KING_ACE = 0x1800
+# per suit mask: the rank of its lowest and of its highest card (-1 for none)
+LOW: list[int] = [(m & -m).bit_length() - 1 for m in range(1 << 13)]
+TOP: list[int] = [m.bit_length() - 1 for m in range(1 << 13)]
 
 
 def _random_card(masks: tuple[int, int, int, int], rnd: Callable[[], float]) -> tuple[int, int]:
@@ -67,16 +70,25 @@ def policy_out(
     beat with the most cards (ties at random) instead of a random suit.
     """
     pop = POP
+    low_of = LOW
+    top_of = TOP
     suit_tally = table.suit_tally
     suit_breaks = table.suit_breaks
     seats_after = table.seats_after
     ban = table.first_banned
     last_pos = table.players - 2
     moon_alive = moon_at > 0 or shooter >= 0
-    tricks_left = sum(pop[hands[leader * 4 + s]] for s in range(4)) + (1 if trick else 0)
+    # the moon is looked at again only after a trick with penalty points (the check is
+    # idempotent: the same tallies give the same answer)
+    recheck = moon_alive
+    b = leader * 4
+    tricks_left = pop[hands[b]] + pop[hands[b + 1]] + pop[hands[b + 2]] + pop[hands[b + 3]]
+    if trick:
+        tricks_left += 1
     while tricks_left:
         tricks_left -= 1
-        if moon_alive:
+        if recheck:
+            recheck = False
             takers = [seat for seat, t in enumerate(tallies) if t % JACK_MARK]
             if len(takers) > 1 or (takers and shooter >= 0 and takers[0] != shooter):
                 moon_alive = False
@@ -120,7 +132,13 @@ def policy_out(
                     led, r = 3, (s & -s).bit_length() - 1  # flush the queen out
                 else:
                     # keep spades back while holding a high one (it would draw the queen)
-                    safe = [m for m in ((c, 0), (d, 1), (h, 2)) if m[0]]
+                    safe = []
+                    if c:
+                        safe.append((c, 0))
+                    if d:
+                        safe.append((d, 1))
+                    if h:
+                        safe.append((h, 2))
                     if s and not s & HIGH_SPADES:
                         safe.append((s, 3))
                     if not safe:
@@ -142,7 +160,7 @@ def policy_out(
                                 ties.append((m, k))
                         safe = ties
                     mask, led = safe[int(rnd() * len(safe))]
-                    r = (mask & -mask).bit_length() - 1
+                    r = low_of[mask]
             hands[base + led] ^= 1 << r
             if record is not None:
                 record.append(led * 13 + r)
@@ -153,36 +171,39 @@ def policy_out(
                 broken = True
             order = seats_after[leader]
             start = 0
+        led_tally = suit_tally[led]
+        led_breaks = suit_breaks[led]
         for pos, seat in enumerate(order, start):
             base = seat * 4
-            follow = hands[base + led]
+            slot = base + led
+            held = follow = hands[slot]
             if follow:
                 if first:
                     clean = follow & ~ban[led]
                     if clean:
                         follow = clean
                 if follow & (follow - 1) == 0:
-                    r = follow.bit_length() - 1
+                    r = top_of[follow]
                 elif rnd() < noise:
                     r = NTH[follow * 13 + int(rnd() * pop[follow])]
                 elif shooter >= 0 and (seat == shooter or winner == shooter):
                     # the shooter wins what it can; a defender beats the shooter if it can
-                    top = follow.bit_length() - 1
-                    r = top if top > best else (follow & -follow).bit_length() - 1
+                    top = top_of[follow]
+                    r = top if top > best else low_of[follow]
                 else:
-                    below = follow & ((1 << best) - 1) if best >= 0 else 0
+                    # (best >= 0: the trick has its lead)
+                    below = follow & ((1 << best) - 1)
                     if below and not (pos == last_pos and points <= 0):
-                        r = below.bit_length() - 1  # duck as high as possible
+                        r = top_of[below]  # duck as high as possible
+                    elif led == 3 and follow & QUEEN_BIT and follow != QUEEN_BIT:
+                        r = top_of[follow ^ QUEEN_BIT]  # win with anything but the queen
                     else:
-                        top = follow
-                        if led == 3 and follow & QUEEN_BIT and follow != QUEEN_BIT:
-                            top = follow ^ QUEEN_BIT  # win with anything but the queen
-                        r = top.bit_length() - 1
-                hands[base + led] ^= 1 << r
+                        r = top_of[follow]
+                hands[slot] = held ^ 1 << r
                 if record is not None:
                     record.append(led * 13 + r)
-                points += suit_tally[led][r]
-                if suit_breaks[led][r]:
+                points += led_tally[r]
+                if led_breaks[r]:
                     broken = True
                 if r > best:
                     best = r
@@ -201,22 +222,24 @@ def policy_out(
                 spare = [(m, k) for k, m in enumerate((c, d, 0, s & ~HIGH_SPADES)) if m]
                 if spare:
                     mask, suit = min(spare, key=lambda mk: mk[0] & -mk[0])
-                    r = (mask & -mask).bit_length() - 1
+                    r = low_of[mask]
                 else:
                     suit, r = _lowest((c, d, h, s))
             elif s & QUEEN_BIT:
                 suit, r = 3, 10
             elif s & KING_ACE:
-                suit, r = 3, s.bit_length() - 1
+                suit, r = 3, top_of[s]
             elif h:
-                suit, r = 2, h.bit_length() - 1
+                suit, r = 2, top_of[h]
             else:
-                # the top card of the shortest suit left (a void to come)
-                suit, mask = min(
-                    ((k, m) for k, m in enumerate((c, d, h, s)) if m),
-                    key=lambda km: pop[km[1]],
-                )
-                r = mask.bit_length() - 1
+                # the top card of the shortest suit left (a void to come; the first such
+                # suit in suit order; no hearts here)
+                suit, mask, count = 0, c, pop[c] if c else 14
+                if d and pop[d] < count:
+                    suit, mask, count = 1, d, pop[d]
+                if s and pop[s] < count:
+                    suit, mask = 3, s
+                r = top_of[mask]
             hands[base + suit] ^= 1 << r
             if record is not None:
                 record.append(suit * 13 + r)
@@ -224,6 +247,8 @@ def policy_out(
             if suit_breaks[suit][r]:
                 broken = True
         tallies[winner] += points
+        if moon_alive and points % JACK_MARK:
+            recheck = True
         leader = winner
         first = False
 

@@ -25,7 +25,7 @@ from heartsuit.cards import Card
 from heartsuit.hearts.bots.heuristic import HeuristicBot
 from heartsuit.hearts.bots.utility import MOON_ALERT, Scorer
 from heartsuit.hearts.fast_policy import policy_out
-from heartsuit.hearts.fast_tables import Table, card_index, index_card
+from heartsuit.hearts.fast_tables import BIT, Table, card_index, index_card
 from heartsuit.hearts.rules import JACK_OF_DIAMONDS, Rules
 from heartsuit.hearts.view import SeatView
 
@@ -109,6 +109,9 @@ def choose_pass_by_playouts(
     scorer = Scorer(table, view.scores)
     moon_at = max(1, int(table.moon_total * MOON_ALERT)) if table.moon_total > 0 else 0
     rnd = rng.random
+    bit = BIT.__getitem__
+    pool_masks = [sum(map(bit, p)) for p in pool]
+    targets = [rules.pass_target(giver, view.pass_direction) for giver in range(n)]
     alive = list(range(len(pool)))
     sums = [0.0] * len(pool)
     rounds = max(1, (len(pool) - 1).bit_length())
@@ -125,18 +128,21 @@ def choose_pass_by_playouts(
                 else:
                     deal.append(others[k : k + size])
                     k += size
-            passes = [_model_pass(rules, deal[s], count) if s != me else [] for s in range(n)]
+            # the others' hands and passes as 52-bit masks (one pack: every card once)
+            dealt = [sum(map(bit, h)) for h in deal]
+            given = [
+                sum(map(bit, _model_pass(rules, deal[s], count))) if s != me else 0
+                for s in range(n)
+            ]
             for c in alive:
-                hands = [set(h) for h in deal]
+                hands = dealt[:]
+                given[me] = pool_masks[c]
                 for giver in range(n):
-                    given = list(pool[c]) if giver == me else passes[giver]
-                    receiver = rules.pass_target(giver, view.pass_direction)
-                    hands[giver].difference_update(given)
-                    hands[receiver].update(given)
+                    hands[giver] &= ~given[giver]
+                    hands[targets[giver]] |= given[giver]
                 split: list[int] = []
                 leader = 0
-                for seat, h in enumerate(hands):
-                    mask = sum(1 << i for i in h)
+                for seat, mask in enumerate(hands):
                     if mask >> table.lead_index & 1:
                         leader = seat
                     split += (mask & 0x1FFF, mask >> 13 & 0x1FFF, mask >> 26 & 0x1FFF, mask >> 39)

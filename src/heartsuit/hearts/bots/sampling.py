@@ -35,7 +35,7 @@ from heartsuit.cards import Card, Suit
 from heartsuit.hearts.fast_tables import card_index, index_card
 from heartsuit.hearts.rules import HOLD, QUEEN_OF_SPADES
 from heartsuit.hearts.view import SeatView, TrickRecord
-from heartsuit.shuffle import Rng
+from heartsuit.shuffle import Rng, _outputs
 
 ALL = (1 << 52) - 1
 HEART_MASK = 0x1FFF << 26
@@ -101,8 +101,10 @@ def knowledge(view: SeatView, soft: bool = True, hints: bool = False) -> Knowled
             played_by[seat][card_index(card)] += 1
             if card.suit is not led:
                 allowed[seat] &= ~suit_mask(led)  # did not follow: void from now on
-                if number == 0 and not rules.first_trick_points and (
-                    card.suit is Suit.HEARTS or card == QUEEN_OF_SPADES
+                if (
+                    number == 0
+                    and not rules.first_trick_points
+                    and (card.suit is Suit.HEARTS or card == QUEEN_OF_SPADES)
                 ):
                     # points on the first trick are legal only with nothing else to play
                     allowed[seat] &= HEART_MASK | QUEEN_BIT
@@ -137,6 +139,12 @@ def knowledge(view: SeatView, soft: bool = True, hints: bool = False) -> Knowled
 
 
 UNLIKELY_WEIGHT = 0.1  # odds of dealing a card to a seat whose plays suggest it lacks it
+_SCALE = 1000  # _weighted_slot's integer weights: room times _SCALE, or times _LOW_WEIGHT
+_LOW_WEIGHT = int(UNLIKELY_WEIGHT * _SCALE)
+_MOST_CARDS = 64  # Sampler.deal batches its 2 * cards - 1 draws (shuffle._outputs: up to 128)
+# the largest n of a below(n) in Sampler.deal: the shuffle's n <= cards, a seat's room <= cards,
+# _weighted_slot's weights <= cards * _SCALE
+_DRAW_BOUND = _MOST_CARDS * _SCALE
 
 
 def unlikely_cards(view: SeatView, records: list[TrickRecord]) -> list[int]:
@@ -167,8 +175,10 @@ def unlikely_cards(view: SeatView, records: list[TrickRecord]) -> list[int]:
         for k, (seat, card) in enumerate(plays):
             if queen_out and seat != view.seat and card != QUEEN_OF_SPADES:
                 threw = card.suit is not led and number > 0
-                under = card.suit is Suit.SPADES and led is Suit.SPADES and (
-                    k == 0 or (best is not None and best.rank > QUEEN_OF_SPADES.rank)
+                under = (
+                    card.suit is Suit.SPADES
+                    and led is Suit.SPADES
+                    and (k == 0 or (best is not None and best.rank > QUEEN_OF_SPADES.rank))
                 )
                 if threw or under:
                     out[seat] |= QUEEN_BIT
@@ -259,8 +269,119 @@ def play_hints(view: SeatView, records: list[TrickRecord]) -> list[int]:
 def sample(know: Knowledge, rng: Rng) -> list[list[int]]:
     """One random world: per slot (seats, then the kitty), the unseen cards it holds.
 
-    The viewer's own slot is empty. Raises :class:`SamplingError` if no world fits.
+    The viewer's own slot is empty. Raises :class:`SamplingError` if no world fits. The same
+    world, and the same draws from ``rng``, as :func:`sample_plain`; a search that deals many
+    worlds from one knowledge keeps a :class:`Sampler` instead.
     """
+    return Sampler(know).deal(rng)
+
+
+_TWO64 = 1 << 64
+_MASK64 = _TWO64 - 1
+_GAMMA = 0x9E3779B97F4A7C15
+
+
+class Sampler:
+    """:func:`sample_plain` for many worlds of one :class:`Knowledge`, written for speed.
+
+    What does not change from world to world (the cards to deal, each card's seats, how
+    constrained it is) is worked out once. :meth:`deal` then computes the generator's next
+    outputs together (``heartsuit.shuffle``'s lanes) and reads each ``Rng.below(n)`` as
+    ``output % n``, which is what ``below`` returns unless it rejects the output (only an output
+    within ``n`` of ``2**64``; such a world is dealt by :func:`sample_plain` instead). So it
+    makes exactly the draws, and deals exactly the world, that :func:`sample_plain` does.
+    """
+
+    __slots__ = ("cards", "doubted", "error", "know", "movable", "order", "room", "slots")
+
+    def __init__(self, know: Knowledge) -> None:
+        self.know = know
+        slots = know.players + 1
+        room = [need - len(p) for need, p in zip(know.need, know.pinned, strict=True)]
+        rest = Counter(know.unseen)
+        for p in know.pinned:
+            rest.subtract(p)
+        self.cards = list((+rest).elements())
+        self.error = sum(room) != len(self.cards) or min(room) < 0
+        self.room = room
+        allowed = know.allowed
+        # per card: the slots that may hold it, in order, and how many (fewest dealt first)
+        self.slots = {
+            c: tuple(s for s in range(slots) if allowed[s] >> c & 1) for c in set(self.cards)
+        }
+        self.order = {c: len(seats) for c, seats in self.slots.items()}
+        self.movable = [len(p) for p in know.pinned]
+        doubted = 0
+        for mask in know.unlikely:
+            doubted |= mask
+        self.doubted = doubted
+
+    def deal(self, rng: Rng) -> list[list[int]]:
+        """One world, as :func:`sample_plain` deals it (the same draws from ``rng``)."""
+        if self.error:
+            raise SamplingError("the unseen cards do not fill the hands that hold them")
+        know = self.know
+        cards = self.cards[:]
+        size = len(cards)
+        if size > _MOST_CARDS:
+            return sample_plain(know, rng)  # two packs: more draws than one batch holds
+        # at most 2 * size - 1 draws: size - 1 for the shuffle, one per card dealt (none for a
+        # card placed by moving others); SplitMix64's next outputs, computed side by side
+        outputs = _outputs(rng.state, 2 * size - 1) if size else ()
+        # every draw is below(n) for n <= _DRAW_BOUND, which accepts any output under
+        # 2**64 - _DRAW_BOUND; otherwise (odds under 2**-40 a world) deal draw by draw
+        if outputs and max(outputs) >= _TWO64 - _DRAW_BOUND:
+            return sample_plain(know, rng)
+        # Fisher–Yates: swap item i with item below(i + 1), i from size - 1 down to 1
+        i = size
+        for z in outputs[: size - 1]:
+            i -= 1
+            j = z % (i + 1)
+            cards[i], cards[j] = cards[j], cards[i]
+        cards.sort(key=self.order.__getitem__)
+        hands: list[list[int]] = [list(p) for p in know.pinned]
+        room = self.room[:]
+        seats_of = self.slots
+        doubted = self.doubted
+        unlikely = know.unlikely
+        used = size - 1 if size else 0
+        at = room.__getitem__
+        for card in cards:
+            # a seat without room adds nothing to the total and is never picked, so the seats
+            # that may hold the card pick as sample_plain's open seats do
+            seats = seats_of[card]
+            total = sum(map(at, seats))
+            if total:
+                z = outputs[used]
+                used += 1
+                if doubted >> card & 1:
+                    # _weighted_slot, with its below() on this draw
+                    weights = [
+                        room[s] * (_LOW_WEIGHT if unlikely[s] >> card & 1 else _SCALE)
+                        for s in seats
+                    ]
+                    pick = z % sum(weights)
+                    k = 0
+                    while pick >= weights[k]:
+                        pick -= weights[k]
+                        k += 1
+                    s = seats[k]
+                else:
+                    pick = z % total
+                    for s in seats:
+                        pick -= room[s]
+                        if pick < 0:
+                            break
+                hands[s].append(card)
+                room[s] -= 1
+            else:
+                _augment(card, hands, room, know.allowed, self.movable)
+        rng.state = (rng.state + used * _GAMMA) & _MASK64
+        return hands
+
+
+def sample_plain(know: Knowledge, rng: Rng) -> list[list[int]]:
+    """:func:`sample` as first written: the reference :class:`Sampler` must agree with."""
     slots = know.players + 1
     hands: list[list[int]] = [list(p) for p in know.pinned]
     room = [need - len(p) for need, p in zip(know.need, know.pinned, strict=True)]
@@ -303,9 +424,7 @@ def _weighted_slot(
     card: int, open_slots: list[int], room: list[int], unlikely: tuple[int, ...], rng: Rng
 ) -> int:
     """A slot for ``card``: odds by room, times :data:`UNLIKELY_WEIGHT` where it is doubted."""
-    scale = 1000
-    low = int(UNLIKELY_WEIGHT * scale)
-    weights = [room[s] * (low if unlikely[s] >> card & 1 else scale) for s in open_slots]
+    weights = [room[s] * (_LOW_WEIGHT if unlikely[s] >> card & 1 else _SCALE) for s in open_slots]
     pick = rng.below(sum(weights))
     for s, w in zip(open_slots, weights, strict=True):
         pick -= w

@@ -35,7 +35,7 @@ from typing import Literal
 from heartsuit.cards import Card
 from heartsuit.hearts.bots.heuristic import HeuristicBot
 from heartsuit.hearts.bots.passing import PassConfig, choose_pass_by_playouts
-from heartsuit.hearts.bots.sampling import Knowledge, knowledge, sample
+from heartsuit.hearts.bots.sampling import Knowledge, Sampler, knowledge
 from heartsuit.hearts.bots.utility import MOON_ALERT, Scorer
 from heartsuit.hearts.fast import FastState, Table, position_from_view
 from heartsuit.hearts.fast_cancel import (
@@ -45,7 +45,7 @@ from heartsuit.hearts.fast_cancel import (
     guided_playout,
 )
 from heartsuit.hearts.fast_policy import policy_out
-from heartsuit.hearts.fast_tables import card_index, index_card, split_suits
+from heartsuit.hearts.fast_tables import BIT, card_index, index_card, split_suits
 from heartsuit.hearts.view import SeatView
 from heartsuit.shuffle import Rng, derive_seed
 
@@ -197,6 +197,7 @@ class _Search:
         self.me = view.seat
         self.table = Table.of(view.rules)
         self.know: Knowledge = knowledge(view, soft=config.infer, hints=config.infer_plays)
+        self.sampler = Sampler(self.know)
         self.rng = Rng(seed)
         self.rnd = random.Random(seed).random
         self.scorer = Scorer(self.table, view.scores)
@@ -210,20 +211,25 @@ class _Search:
         self.pending: list[list[int]] | None = first
 
     def world_masks(self) -> list[list[int]]:
-        return sample(self.know, self.rng)
+        return self.sampler.deal(self.rng)
 
-    def next_state(self) -> FastState:
-        """A fresh world as a stepping state (the first one is the world the base was built on)."""
+    def next_hands(self) -> list[int]:
+        """A fresh world's split suit masks (the first is the world the base was built on)."""
         world = self.pending if self.pending is not None else self.world_masks()
         self.pending = None
-        state = self.base.copy()
+        bit = BIT.__getitem__
         hands: list[int] = []
         for seat in range(self.table.players):
             if seat == self.me:
                 hands += self.own
             else:
-                hands += split_suits(sum(1 << i for i in world[seat]))
-        state.hands = hands
+                hands += split_suits(sum(map(bit, world[seat])))
+        return hands
+
+    def next_state(self) -> FastState:
+        """A fresh world as a stepping state."""
+        state = self.base.copy()
+        state.hands = self.next_hands()
         return state
 
     def rollout(self, state: FastState, shooter: int = -1) -> list[float]:
@@ -262,15 +268,51 @@ class _Search:
     def pimc(self, moves: list[int]) -> int:
         plans = (-1, self.me) if self.moon_possible() else (-1,)
         sums = [[0.0] * len(moves) for _ in plans]
+        table = self.table
+        base = self.base
+        config = self.config
+        budget = self.budget
+        utilities = self.scorer.utilities
+        rnd = self.rnd
+        me = self.me
+        # each move as the playout's start: this seat's card off its hand and onto the trick
+        # (a trick it completes is passed whole: policy_out settles it as FastState.play does)
+        trick = tuple(base.trick)
+        starts = [
+            (
+                me * 4 + move // 13,
+                1 << (move % 13),
+                (*trick, move),
+                base.broken or table.breaks[move],
+            )
+            for move in moves
+        ]
         worlds = 0
-        while worlds == 0 or not self.budget.spent():
-            state = self.next_state()
+        while worlds == 0 or not budget.spent():
+            hands = self.next_hands()
             worlds += 1
-            for k, move in enumerate(moves):
-                after = state.copy()
-                after.play(move)
+            for k, (slot, bit, after, broken) in enumerate(starts):
                 for p, shooter in enumerate(plans):
-                    sums[p][k] += self.rollout(after, shooter)[self.me]
+                    out = hands[:]
+                    out[slot] ^= bit
+                    tallies = base.tallies[:]
+                    policy_out(
+                        table,
+                        out,
+                        tallies,
+                        base.leader,
+                        after,
+                        broken,
+                        base.first,
+                        rnd,
+                        config.noise,
+                        shooter,
+                        self.moon_at,
+                        flush=config.flush_queen,
+                        safe_leads=config.safe_leads,
+                    )
+                    budget.used += 1
+                    sums[p][k] += utilities(tallies)[me]
         best = max(range(len(moves)), key=lambda k: max(s[k] for s in sums))
         return moves[best]
 
@@ -344,6 +386,7 @@ class _CancelSearch:
         self.me = view.seat
         self.table = CancelTable.of(view.rules)
         self.know: Knowledge = knowledge(view, soft=False)
+        self.sampler = Sampler(self.know)
         self.rng = Rng(seed)
         self.rnd = random.Random(seed).random
         self.scorer = Scorer(self.table, view.scores)
@@ -353,7 +396,7 @@ class _CancelSearch:
         self.budget = Budget(playouts, seconds)
 
     def world(self) -> CancelState:
-        world = sample(self.know, self.rng)
+        world = self.sampler.deal(self.rng)
         n = self.table.players
         hidden = [[index_card(i) for i in world[s]] for s in range(n)]
         kitty = self.view.kitty or [index_card(i) for i in world[n]]
