@@ -202,36 +202,3 @@ def test_moves_are_logged_with_their_play_time(tmp_path: Path) -> None:
     with sqlite3.connect(site.db_path) as conn:
         rows = conn.execute("SELECT at_ms, play_ms FROM solitaire_moves").fetchall()
     assert rows == [(START_MS + 2_000, 2_000)]
-
-
-def test_a_new_deal_pauses_the_left_games_clock_without_replaying_its_log(
-    tmp_path: Path,
-) -> None:
-    """The game a new deal leaves is dropped from memory; pausing its clock reads its row (and
-    its last move) but never replays its log, and the pause is the same as before: at its last
-    move, nobody here watching it any more."""
-
-    async def body(w: World) -> None:
-        tab = object()
-        first = (await w.service.new_game(w.player, WIN_CODE, viewer=tab)).live
-        game_id = first.record.id
-        for _ in range(3):
-            w.clock.now += 10_000
-            await w.service.tap(w.player, game_id, "stock", viewer=tab)
-        w.clock.now += 7_000  # watched, but no move since the last
-        rebuilt: list[str] = []
-        rebuild = w.service._rebuild
-
-        async def counting(record: object) -> object:
-            rebuilt.append(getattr(record, "id", ""))
-            return await rebuild(record)  # type: ignore[arg-type]
-
-        w.service._rebuild = counting  # type: ignore[method-assign, assignment]
-        second = (await w.service.new_game(w.player, WIN_CODE, leave=game_id, viewer=tab)).live
-        assert game_id not in rebuilt
-        left = await w.store.get_game(game_id)
-        assert left is not None and left.running_since_ms is None
-        assert left.played_ms == 30_000  # paused at its last move
-        assert second.record.running_since_ms is not None  # the new one runs
-
-    run(tmp_path, body)

@@ -635,15 +635,6 @@ class SolitaireService:
         return live.record.play_ms(self.clock())
 
     async def _set_running(self, game_id: str, player_id: str, *, running: bool) -> None:
-        if not running and game_id not in self._live:
-            # a game no longer in memory (one a new deal just closed): pausing its clock needs
-            # its row, not a replay of its log (what _load would do first, for nothing)
-            stored = await self.store.get_game(game_id)
-            if stored is None or stored.player_id != player_id:
-                return  # gone: nothing to count
-            if stored.running_since_ms is not None and not self._viewers.get(game_id):
-                await self._settle(stored)  # as _load pauses a game nobody here watches
-            return
         try:
             live = await self._load(game_id, player_id)
         except ProtocolError:
@@ -678,7 +669,6 @@ class SolitaireService:
         view = game_view(
             live.game,
             game_id=live.record.id,
-            code=live.record.code,
             started_at_ms=live.record.started_at_ms,
             now_ms=self.play_ms(live),
             placement_help=placement_help,

@@ -52,12 +52,10 @@ def game_view(
     log_length: int = 0,
     clock_running: bool = False,
     daily: bool = False,
-    code: str | None = None,
 ) -> GameView:
     """The view of ``game`` at ``now_ms`` (the engine's time: the game's play time); outlines
     and dimming as the player's setting says. ``under_way``, ``dead_deal``, ``clock_running``
-    and ``daily`` are the service's verdicts on the game's record; ``code`` the game's deal
-    code as stored with it (else written out from the deal again)."""
+    and ``daily`` are the service's verdicts on the game's record."""
     game.placement_help = placement_help
     outlined = set(game.outlined())
     dimmed = set(game.dimmed())
@@ -95,7 +93,7 @@ def game_view(
     )
     return GameView(
         id=game_id,
-        code=game.code if code is None else code,
+        code=game.code,
         heart=heart,
         stock_count=len(game.stock),
         stock_outlined=stock_outlined,
