@@ -78,14 +78,7 @@ def _install() -> None:
         t1 = time.time()
         TRACE["batches"].append((t0, t1 - t0, len(batch), marks["statements"] - t0))
 
-    original_many_sync = db._run_many_sync
-
-    def run_many_sync(conn: Any, group: list[Any]) -> None:  # in SQLite's writer thread
-        original_many_sync(conn, group)
-        marks["statements"] = time.time()
-
     db._run_many = run_many  # type: ignore[assignment]
-    db._run_many_sync = run_many_sync  # type: ignore[assignment]
     db.Database._write_batch = write_batch  # type: ignore[method-assign]
 
     original_open = db.Database.open

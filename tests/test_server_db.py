@@ -93,7 +93,7 @@ def test_concurrent_writes_share_commits_and_are_all_kept(tmp_path: Path) -> Non
                 nonlocal commits
                 commits += 1
 
-            event.listen(db.batch_engine, "commit", count)
+            event.listen(db.engine.sync_engine, "commit", count)
             ids = [fresh() for _ in range(200)]
             await asyncio.gather(*(db.write(Step(ADD, [{"id": i, "value": 1}])) for i in ids))
             assert await values(db, ids) == {i: 1 for i in ids}
@@ -153,7 +153,7 @@ def test_a_failed_commit_fails_every_write_of_the_batch_and_keeps_none(tmp_path:
             if failing:
                 raise RuntimeError("the disk is full")
 
-        event.listen(db.batch_engine, "commit", refuse)
+        event.listen(db.engine.sync_engine, "commit", refuse)
         ids = [fresh() for _ in range(10)]
         results = await asyncio.gather(
             *(db.write(Step(ADD, [{"id": i, "value": 1}])) for i in ids), return_exceptions=True
@@ -247,7 +247,7 @@ def test_a_batch_aborted_for_a_deadlock_is_written_again_one_write_at_a_time(
                     aborted.append(statement)
                     raise OperationalError(statement, params, _Aborted())
 
-            event.listen(db.batch_engine, "before_cursor_execute", deadlock)
+            event.listen(db.engine.sync_engine, "before_cursor_execute", deadlock)
             taken = fresh()
             await db.write(Step(ADD, [{"id": taken, "value": 1}]))
             armed.append(True)
@@ -261,43 +261,3 @@ def test_a_batch_aborted_for_a_deadlock_is_written_again_one_write_at_a_time(
             assert await values(db, [*ids, taken]) == {**{i: 2 for i in ids}, taken: 1}
 
         run(url, check)
-
-
-def test_sqlite_batches_run_whole_in_a_writer_thread_with_full_sync(tmp_path: Path) -> None:
-    """On a SQLite file a batch goes to the writer thread in one call: every statement of it,
-    from BEGIN IMMEDIATE to COMMIT, runs off the event loop, on one connection that keeps the
-    log's promises (WAL, synchronous=FULL, foreign keys)."""
-    import threading
-
-    async def check(db: Database) -> None:
-        seen: list[tuple[int, bool, str]] = []
-
-        def note(conn: Any, _cursor: object, statement: str, *_: object) -> None:
-            try:
-                asyncio.get_running_loop()
-                on_loop = True
-            except RuntimeError:
-                on_loop = False
-            seen.append((threading.get_ident(), on_loop, statement))
-
-        def begins(conn: Any) -> None:
-            seen.append((threading.get_ident(), False, "begin"))
-
-        event.listen(db.batch_engine, "before_cursor_execute", note)
-        event.listen(db.batch_engine, "begin", begins)
-        ids = [fresh() for _ in range(40)]
-        await asyncio.gather(*(db.write(Step(ADD, [{"id": i, "value": 1}])) for i in ids))
-        assert await values(db, ids) == {i: 1 for i in ids}
-        statements = [s for s in seen if "test_db_items" in s[2]]
-        assert statements, "no batch statement ran on the batch engine"
-        assert not any(on_loop for _, on_loop, _ in seen)
-        assert len({thread for thread, _, _ in seen}) == 1
-        assert threading.get_ident() not in {thread for thread, _, _ in seen}
-        with db.batch_engine.connect() as conn:
-            pragmas = [
-                conn.exec_driver_sql(f"PRAGMA {name}").scalar()
-                for name in ("journal_mode", "synchronous", "foreign_keys")
-            ]
-        assert pragmas == ["wal", 2, 1]
-
-    run(sqlite_url(tmp_path / "db.sqlite3"), check)
