@@ -57,6 +57,7 @@ from heartsuit.server.settings import sqlite_url
 HERE = Path(__file__).resolve()
 sys.path.insert(0, str(HERE.parent))
 from services import cpu_seconds, free_port, stop_process  # noqa: E402
+from solitaire_trace import explain  # noqa: E402
 
 # --- the server --------------------------------------------------------------------------------
 
@@ -64,8 +65,10 @@ from services import cpu_seconds, free_port, stop_process  # noqa: E402
 class Server:
     """``heartsuit serve`` in a child process for a ``with`` block, and its CPU from /proc."""
 
-    def __init__(self, env: dict[str, str], log: Path) -> None:
+    def __init__(self, env: dict[str, str], log: Path, trace: Path | None = None) -> None:
         self.port = free_port()
+        #: where the traced server writes what it saw (``solitaire_trace.py``), if traced
+        self.trace = trace
         many = "1000000"  # every simulated player comes from 127.0.0.1: lift the limits
         self.env = {
             **os.environ,
@@ -73,14 +76,16 @@ class Server:
             "HEARTSUIT_MAX_CONNECTIONS_PER_ADDRESS": many,
             "HEARTSUIT_HELLOS_PER_MINUTE": many,
             "HEARTSUIT_NEW_GAMES_PER_MINUTE": many,
+            **({"HEARTSUIT_TRACE": str(trace)} if trace is not None else {}),
         }
         self.log = log
         self.process: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> Server:
         self.log_file = self.log.open("ab")
+        start = [str(HERE.parent / "solitaire_trace.py")] if self.trace else ["-m", "heartsuit"]
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "heartsuit", "serve", "--port", str(self.port)],
+            [sys.executable, *start, "serve", "--port", str(self.port)],
             env=self.env,
             stdout=subprocess.DEVNULL,
             stderr=self.log_file,
@@ -122,6 +127,12 @@ class Tally:
     new_games: int = 0
     errors: Counter[str] = field(default_factory=Counter)
     cpu_s: float = 0.0
+    #: the taps slower than SLOW_MS: (sent, latency in ms), wall clock
+    slow: list[tuple[float, float]] = field(default_factory=list)
+
+
+#: a tap slower than this is listed for ``--trace``
+SLOW_MS = 50.0
 
 
 class Player:
@@ -185,10 +196,13 @@ class Player:
             "intent": f"i{self.rng.getrandbits(60):x}",
             "base": self.game["log_length"],
         }
-        sent = time.perf_counter()
+        sent, wall = time.perf_counter(), time.time()
         reply = await self.ask(message)
         if tally is not None:
-            tally.latencies.append((time.perf_counter() - sent) * 1000)
+            ms = (time.perf_counter() - sent) * 1000
+            tally.latencies.append(ms)
+            if ms > SLOW_MS:
+                tally.slow.append((wall, ms))
         kind = reply.get("type")
         if kind == "solitaire.state":
             self.game = reply["game"]
@@ -278,6 +292,7 @@ class Figures:
     client_cpu: float
     setup_s: float
     load: float
+    slow: list[tuple[float, float]] = field(default_factory=list)
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -372,6 +387,7 @@ def one_run(
         client_cpu=100 * sum(t.cpu_s for t in tallies) / args.seconds,
         setup_s=setup_s,
         load=load,
+        slow=[x for t in tallies for x in t.slow],
     )
 
 
@@ -415,6 +431,17 @@ def main() -> int:
     parser.add_argument("--database-url", default="", help="a PostgreSQL server (else started)")
     parser.add_argument("--redis-url", default="", help="a Redis server (else started)")
     parser.add_argument("--profile", default="", help="a directory for py-spy's stacks")
+    parser.add_argument(
+        "--trace",
+        action="store_true",
+        help="trace the (first) server's GC pauses, batches and loop lag; explain the slow taps",
+    )
+    parser.add_argument(
+        "--try",
+        dest="try_",
+        default="",
+        help="with --trace: gc-freeze and/or no-autocheckpoint (comma-separated), to measure",
+    )
     args = parser.parse_args()
     if not 1 <= args.players <= 5000 or not 1 <= args.runs <= 10:
         parser.error("keep --players within 1..5000 and --runs within 1..10")
@@ -422,6 +449,8 @@ def main() -> int:
         parser.error("keep --rate within 0..50 and --seconds within 1..300")
     if not 1 <= args.processes <= 8 or not 1 <= args.client_procs <= 16:
         parser.error("keep --processes within 1..8 and --client-procs within 1..16")
+    if args.try_ and not args.trace:
+        parser.error("--try needs --trace")
     shared = args.processes > 1 or args.store == "postgres"
     profile = Path(args.profile) if args.profile else None
     if profile is not None:
@@ -452,12 +481,23 @@ def main() -> int:
                 else:
                     env = {"DATABASE_URL": sqlite_url(Path(tmp) / "bench.sqlite3")}
                 servers_ = []
+                trace = Path(tmp) / "trace.json" if args.trace else None
                 for i in range(args.processes):
                     # one after the other: the first migrates a fresh database
-                    servers_.append(stack.enter_context(Server(env, Path(tmp) / f"s{i}.log")))
+                    if args.try_:
+                        env["HEARTSUIT_TRACE_TRY"] = args.try_
+                    server = Server(env, Path(tmp) / f"s{i}.log", trace if i == 0 else None)
+                    servers_.append(stack.enter_context(server))
                 figures = one_run(args, servers_, run, profile)
                 runs.append(figures)
                 print(f"  run {run + 1}: {line(figures)}", flush=True)
+                if trace is not None:
+                    stack.close()  # the server writes its trace as it stops
+                    seen = json.loads(trace.read_text()) if trace.exists() else None
+                    if seen is None:
+                        print("  (no trace written)", flush=True)
+                    else:
+                        print(explain(seen, figures.slow), flush=True)
                 logs = " ".join(p.read_text(errors="replace") for p in Path(tmp).glob("*.log"))
                 if "Traceback" in logs:
                     at = logs.index("Traceback")
