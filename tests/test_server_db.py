@@ -261,3 +261,96 @@ def test_a_batch_aborted_for_a_deadlock_is_written_again_one_write_at_a_time(
             assert await values(db, [*ids, taken]) == {**{i: 2 for i in ids}, taken: 1}
 
         run(url, check)
+
+
+def test_a_write_aborted_again_on_its_own_is_tried_again(tmp_path: Path) -> None:
+    """After a batch is aborted for a deadlock, a write written alone can be aborted too (it
+    was PostgreSQL's choice of victim once more): it is tried again until it is written, and
+    only a write aborted every time hears of the deadlock."""
+    from sqlalchemy.exc import OperationalError
+
+    from heartsuit.server.db import WRITE_ATTEMPTS
+
+    for url in urls(tmp_path):
+
+        async def check(db: Database) -> None:
+            unlucky, doomed = fresh(), fresh()
+            aborts = {unlucky: 3, doomed: 1 + WRITE_ATTEMPTS}  # the batch's abort, then alone
+            batch_aborted: list[bool] = []
+
+            def deadlock(_conn: object, statement: Any, many: Any, one: Any, _opts: Any) -> None:
+                rows = [many, one]
+                if _ids(statement, rows) is None or not aborts:
+                    return
+                ids = set(_ids(statement, rows) or ())
+                if len(ids) > 1 and not batch_aborted:
+                    batch_aborted.append(True)
+                    raise OperationalError(str(statement), rows, _Aborted())
+                for item in ids & set(aborts):
+                    aborts[item] -= 1
+                    if aborts[item] == 0:
+                        del aborts[item]
+                    raise OperationalError(str(statement), rows, _Aborted())
+
+            event.listen(db.engine.sync_engine, "before_execute", deadlock)
+            ids = [fresh() for _ in range(6)]
+            writes = [db.write(Step(ADD, [{"id": i, "value": 1}])) for i in ids]
+            writes.insert(2, db.write(Step(ADD, [{"id": unlucky, "value": 2}])))
+            writes.append(db.write(Step(ADD, [{"id": doomed, "value": 3}])))
+            results = await asyncio.gather(*writes, return_exceptions=True)
+            assert batch_aborted, "the batch was never aborted"
+            assert results[:-1] == [None] * (len(ids) + 1)
+            assert isinstance(results[-1], OperationalError)
+            assert await values(db, [*ids, unlucky, doomed]) == {
+                **{i: 1 for i in ids},
+                unlucky: 2,
+            }
+
+        run(url, check)
+
+
+def test_keyed_writes_of_a_batch_take_their_rows_in_the_order_of_their_keys(
+    tmp_path: Path,
+) -> None:
+    """Writes that name keys are written in the order of the keys, whatever order they came
+    in, so two processes' batches over the same rows take them in the same order (on
+    PostgreSQL, the other order deadlocks); writes of one key keep their own order."""
+    for url in urls(tmp_path):
+
+        async def check(db: Database) -> None:
+            seen: list[list[str]] = []
+
+            def note(_conn: object, statement: Any, many: Any, one: Any, _opts: Any) -> None:
+                ids = _ids(statement, [many, one])
+                if ids is not None and statement.is_insert:
+                    seen.append(ids)
+
+            base = fresh()
+            keys = [f"{base}-{n}" for n in (5, 3, 9, 1, 7)]
+            event.listen(db.engine.sync_engine, "before_execute", note)
+            writes = [db.write(Step(ADD, [{"id": k, "value": 1}]), key=k) for k in keys]
+            # two writes of one key: the second runs after the first, as if alone
+            writes.append(db.write(Step(SET, [{"b_id": keys[0], "b_value": 2}]), key=keys[0]))
+            writes.append(db.write(Step(SET, [{"b_id": keys[0], "b_value": 3}]), key=keys[0]))
+            await asyncio.gather(*writes)
+            assert seen == [sorted(keys)], seen
+            assert await values(db, keys) == {**{k: 1 for k in keys}, keys[0]: 3}
+
+        run(url, check)
+
+
+def _ids(statement: Any, rows: Any) -> list[str] | None:
+    """The item ids an insert into or update of the test's table writes (None: another
+    statement), from the rows a ``before_execute`` listener is given (a list of rows for
+    several, a dict for one)."""
+    if getattr(getattr(statement, "table", None), "name", None) != "test_db_items":
+        return None
+    found: list[str] = []
+    pending = [rows]
+    while pending:  # a dict, or lists and tuples of them, as the driver's call was given
+        item = pending.pop(0)
+        if isinstance(item, dict) and item:
+            found.append(str(item.get("id", item.get("b_id"))))
+        elif isinstance(item, list | tuple):
+            pending[:0] = list(item)
+    return found

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import random
 from collections.abc import AsyncIterator, Hashable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -87,7 +88,12 @@ async def _run_many(conn: AsyncConnection, group: list[_Write]) -> None:
 def _same_shape(batch: list[_Write]) -> list[list[_Write]]:
     """The batch cut into runs of consecutive writes of the same shape (so that no write's
     steps run out of their order), a run ending before a second write of the same key (so
-    that it runs after the first one's last step, as if alone)."""
+    that it runs after the first one's last step, as if alone).
+
+    Within a run whose writes all name a key (so no two of them change the same rows), the
+    writes are put in the order of their keys: every process then takes the rows of one
+    statement in the same order, and two processes' batches over the same tables or players
+    wait for each other instead of deadlocking."""
     groups: list[list[_Write]] = []
     keys: set[Hashable] = set()
     for write in batch:
@@ -98,12 +104,19 @@ def _same_shape(batch: list[_Write]) -> list[list[_Write]]:
             keys = set()
         if write.key is not None:
             keys.add(write.key)
+    for group in groups:
+        if len(group) > 1 and all(write.key is not None for write in group):
+            group.sort(key=lambda write: str(write.key))
     return groups
 
 
 #: PostgreSQL's deadlock_detected and serialization_failure: the transaction was aborted, and
 #: the same writes may succeed when tried again
 _TRY_AGAIN = frozenset({"40P01", "40001"})
+
+#: how many times one write alone is tried when PostgreSQL keeps aborting it for a deadlock
+#: (each time another process's transaction was chosen to go on, so it is soon out of the way)
+WRITE_ATTEMPTS = 5
 
 
 def _written_again(exc: DBAPIError) -> bool:
@@ -242,24 +255,29 @@ class Database:
                         await _run_many(conn, group)
             except IntegrityError:
                 # someone's write is refused: find whose, and commit the others
-                async with self._writer(engine) as conn:
-                    for write in batch:
-                        try:
-                            async with conn.begin_nested():
-                                await _run(conn, write.steps)
-                        except IntegrityError as exc:
-                            _settle(write.done, exc)
+                refused: list[tuple[_Write, IntegrityError]] = []
+                try:
+                    async with self._writer(engine) as conn:
+                        for write in batch:
+                            try:
+                                async with conn.begin_nested():
+                                    await _run(conn, write.steps)
+                            except IntegrityError as conflict:
+                                refused.append((write, conflict))
+                except DBAPIError as aborted:
+                    if not _written_again(aborted):
+                        raise
+                    # aborted in its turn for a deadlock: nothing of it was committed
+                    await self._one_at_a_time(engine, batch)
+                else:
+                    for write, refusal in refused:
+                        _settle(write.done, refusal)
             except DBAPIError as exc:
                 if not _written_again(exc):
                     raise
                 # another process's transaction held rows this batch needed, in another order:
-                # nothing of it was committed; each write alone cannot deadlock with a batch
-                for write in batch:
-                    try:
-                        async with self._writer(engine) as conn:
-                            await _run(conn, write.steps)
-                    except Exception as alone:
-                        _settle(write.done, alone)
+                # nothing of it was committed
+                await self._one_at_a_time(engine, batch)
         except BaseException as exc:
             for write in batch:
                 _settle(write.done, exc)
@@ -268,6 +286,25 @@ class Database:
         else:
             for write in batch:
                 _settle(write.done, None)
+
+    async def _one_at_a_time(self, engine: AsyncEngine, batch: list[_Write]) -> None:
+        """Each write of an aborted batch in a transaction of its own, each settled with its
+        own outcome. A write alone can still be the one PostgreSQL aborts to end a deadlock
+        with another process's batch: it is tried again, up to :data:`WRITE_ATTEMPTS` times,
+        after a short pause that lets the other transaction finish."""
+        for write in batch:
+            for attempt in range(1, WRITE_ATTEMPTS + 1):
+                try:
+                    async with self._writer(engine) as conn:
+                        await _run(conn, write.steps)
+                except DBAPIError as alone:
+                    if attempt < WRITE_ATTEMPTS and _written_again(alone):
+                        await asyncio.sleep(random.uniform(0.005, 0.02) * attempt)
+                        continue
+                    _settle(write.done, alone)
+                except Exception as alone:
+                    _settle(write.done, alone)
+                break
 
     @asynccontextmanager
     async def _writer(self, engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:

@@ -262,6 +262,8 @@ class SqlTableStore:
                     [{"b_id": table.id, "b_status": table.status, "b_version": table.version}],
                 ),
                 Step(_SEAT_ROW, [_seat_params(table.id, seat) for seat in seat_rows]),
+                # a table's rows: several processes' batches take them in one order
+                key=table.id,
             )
         except IntegrityError as exc:
             raise EntryConflict(f"entry {entry.seq} of table {table.id} is already logged") from exc
