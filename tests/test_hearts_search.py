@@ -67,15 +67,18 @@ def to_cards(indices: list[int]) -> Counter[Card]:
 
 # --- sampled worlds ---------------------------------------------------------------------------
 
+#: a position of a random hand of some preset, from one seat, with or without play hints
+POSITIONS = {
+    "table": st.integers(0, len(TABLES) - 1),
+    "seed": st.integers(0, 10**6),
+    "plays": st.integers(0, 60),
+    "seat": st.integers(0, 9),
+    "hints": st.booleans(),
+}
+
 
 @settings(max_examples=60, deadline=None)
-@given(
-    table=st.integers(0, len(TABLES) - 1),
-    seed=st.integers(0, 10**6),
-    plays=st.integers(0, 60),
-    seat=st.integers(0, 9),
-    hints=st.booleans(),
-)
+@given(**POSITIONS)
 def test_sampled_worlds_agree_with_everything_the_seat_knows(
     table: int, seed: int, plays: int, seat: int, hints: bool
 ) -> None:
@@ -125,13 +128,7 @@ def test_sampled_worlds_agree_with_everything_the_seat_knows(
 
 
 @settings(max_examples=40, deadline=None)
-@given(
-    table=st.integers(0, len(TABLES) - 1),
-    seed=st.integers(0, 10**6),
-    plays=st.integers(0, 60),
-    seat=st.integers(0, 9),
-    hints=st.booleans(),
-)
+@given(**POSITIONS)
 def test_the_sampler_deals_the_plain_samplers_worlds_with_the_same_draws(
     table: int, seed: int, plays: int, seat: int, hints: bool
 ) -> None:
