@@ -189,27 +189,7 @@ class Hand(HandState):
             table = self._facts
             position = table.by_id.get(id(card))
             if position in legal:
-                trick = self._trick
-                assert trick is not None
-                plays = trick.plays
-                suits = self._suits
-                if suits is None or len(plays) + 1 == self._players:
-                    return self._move(turn, position, None)
-                # a card that does not end the trick, with simple rules: _move, written out
-                self._legal = None
-                made, event, pair, suit, breaks = table.moves[turn][position]
-                self._actions.append(made)
-                self._holdings[turn].remove(position)
-                mine = suits[turn][suit]
-                at = mine.index(position)
-                del mine[at]
-                del self._suit_cards[turn][suit][at]
-                plays.append(pair)
-                trick.positions.append(position)
-                if breaks:
-                    self._hearts_broken = True
-                self._turn = (trick.leader + len(plays)) % self._players
-                return [event]
+                return self._move(turn, position, None)
         if self._in_match:
             return self.apply(Play(cast(Any, seat), card))  # refused there, with the reason
         return self._play(seat, card, None)
@@ -320,7 +300,7 @@ class Hand(HandState):
         # the card's deck position when it is one of the listed legal cards, else None
         turn = self._turn
         # the class first: a seat equal to an int is taken for an int from then on
-        if turn is None or not (seat.__class__ is int or self._seat_ok(seat)) or seat != turn:
+        if turn is None or not (type(seat) is int or self._seat_ok(seat)) or seat != turn:
             return None
         table = self._facts
         position = table.by_id.get(id(card))
@@ -394,7 +374,7 @@ class Hand(HandState):
         """The cards ``seat`` may play now (distinct, in display order); empty if not its turn."""
         turn = self._turn
         # the class first: a seat equal to an int is taken for an int from then on (compiled)
-        if turn is None or not (seat.__class__ is int or self._seat_ok(seat)) or seat != turn:
+        if turn is None or not (type(seat) is int or self._seat_ok(seat)) or seat != turn:
             return []
         if self._legal is None:
             trick, suits = self._trick, self._suits
@@ -449,7 +429,7 @@ class Hand(HandState):
         assert trick is not None
         table = self._facts
         self._legal = None
-        if seat.__class__ is int:
+        if type(seat) is int:
             # the same values as Play(seat, card) and Played(seat, card), made once per rules
             made, event, pair, suit, breaks = table.moves[seat][position]
             self._actions.append(action or made)
