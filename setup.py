@@ -27,6 +27,10 @@ def compiled_core() -> list[Any]:
     from mypyc.build import mypycify  # mypy's compiler: the dev extra has it
 
     core = runpy.run_path(str(HEARTS / "compiled.py"))
+    # an earlier build's extensions go first: one of a module no longer compiled would
+    # shadow its .py (the package refuses such a build at import, and says so)
+    for old in core["extension_files"](HEARTS):
+        old.unlink()
     core["write_built"](HEARTS)
     names = [*core["MODULES"], core["BUILT"]]
     return mypycify(

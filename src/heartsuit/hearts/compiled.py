@@ -33,7 +33,7 @@ from pathlib import Path
 from types import ModuleType
 
 #: the engine modules compiled, in ``heartsuit.hearts``: what the public ``Hand`` API runs
-MODULES = ("deal", "facts", "legal", "hand_state", "game")
+MODULES = ("facts", "legal", "hand_state", "game")
 #: the generated module compiled with them, holding ``SOURCE_DIGEST``
 BUILT = "_built"
 #: set to 1 to run the ``.py`` modules even where a build exists
@@ -64,13 +64,13 @@ def write_built(directory: Path = HERE) -> Path:
 
 
 def extension_files(directory: Path = HERE) -> list[Path]:
-    """The compiled modules' extension files in ``directory`` (of this Python)."""
-    return [
-        directory / f"{name}{suffix}"
-        for name in (*MODULES, BUILT)
-        for suffix in importlib.machinery.EXTENSION_SUFFIXES
-        if (directory / f"{name}{suffix}").exists()
-    ]
+    """The extension modules in ``directory`` (of any Python): the compiled ones, and any
+    other, which only a stale build leaves there."""
+    return sorted(
+        path
+        for path in directory.iterdir()
+        if path.suffix in (".so", ".pyd") and path.name.split(".")[0].isidentifier()
+    )
 
 
 def _is_extension(module: ModuleType) -> bool:
@@ -83,12 +83,17 @@ def check(directory: Path = HERE) -> tuple[bool, str]:
     """Whether the compiled modules can run: (True, "") or (False, why not)."""
     if os.environ.get(PURE_SWITCH, "") not in ("", "0"):
         return False, f"{PURE_SWITCH} is set"
-    found = {path.name.split(".")[0] for path in extension_files(directory)}
-    if not found:
+    suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+    files = extension_files(directory)
+    if not files:
         return False, "not built"
+    found = {path.name.split(".")[0] for path in files if path.name.endswith(suffixes)}
     missing = [name for name in (*MODULES, BUILT) if name not in found]
     if missing:
-        return False, f"the build is incomplete (no compiled {', '.join(missing)})"
+        return False, f"the build is incomplete or of another Python (no {', '.join(missing)})"
+    extra = sorted({path.name.split(".")[0] for path in files} - {*MODULES, BUILT})
+    if extra:
+        return False, f"the build is stale: {', '.join(extra)} is compiled but no longer listed"
     try:
         built = importlib.import_module(f"{PACKAGE}.{BUILT}")
     except ImportError as exc:
@@ -104,7 +109,13 @@ class _SourceFinder(importlib.abc.MetaPathFinder):
     """Finds the compiled modules' ``.py`` files ahead of their extensions."""
 
     def __init__(self, directory: Path) -> None:
-        self.paths = {f"{PACKAGE}.{name}": directory / f"{name}.py" for name in MODULES}
+        # the listed modules, and any other module with an extension here (a stale build's)
+        names = {*MODULES, *(path.name.split(".")[0] for path in extension_files(directory))}
+        self.paths = {
+            f"{PACKAGE}.{name}": directory / f"{name}.py"
+            for name in names
+            if (directory / f"{name}.py").exists()
+        }
 
     def find_spec(
         self,
