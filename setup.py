@@ -5,8 +5,8 @@ With ``HEARTSUIT_COMPILE=1`` mypyc compiles the engine modules listed in
 files, with a generated ``_built`` module recording the digest of the sources; without it (the
 default, and what ``./dev start`` does) nothing is compiled and the package is pure Python.
 ``./dev test`` runs ``HEARTSUIT_COMPILE=1 python setup.py build_ext --inplace`` whenever those
-sources change; ``HEARTSUIT_COMPILE=1 pip install .`` builds a wheel with them (mypy and a C
-compiler needed). See the README, "The compiled engine".
+sources change; ``HEARTSUIT_COMPILE=1 pip install --no-build-isolation .`` installs them (mypy,
+setuptools, wheel and a C compiler needed). See the README, "The compiled engine".
 """
 
 from __future__ import annotations
@@ -17,8 +17,11 @@ from pathlib import Path
 from typing import Any
 
 from setuptools import setup
+from setuptools.command.build_ext import build_ext
 
-HEARTS = Path(__file__).resolve().parent / "src" / "heartsuit" / "hearts"
+SRC = Path(__file__).resolve().parent / "src"
+HEARTS = SRC / "heartsuit" / "hearts"
+GROUP = "heartsuit_core"
 
 
 def compiled_core() -> list[Any]:
@@ -27,17 +30,25 @@ def compiled_core() -> list[Any]:
     from mypyc.build import mypycify  # mypy's compiler: the dev extra has it
 
     core = runpy.run_path(str(HEARTS / "compiled.py"))
-    # an earlier build's extensions go first: one of a module no longer compiled would
-    # shadow its .py (the package refuses such a build at import, and says so)
-    for old in core["extension_files"](HEARTS):
-        old.unlink()
     core["write_built"](HEARTS)
     names = [*core["MODULES"], core["BUILT"]]
     return mypycify(
         [f"src/heartsuit/hearts/{name}.py" for name in names],
         opt_level="3",
-        group_name="heartsuit_core",
+        group_name=GROUP,
     )
 
 
-setup(ext_modules=compiled_core())
+class BuildExt(build_ext):
+    """build_ext that first removes an in-place build's earlier extensions: one of a module no
+    longer compiled would shadow its .py (the package refuses such a build at import)."""
+
+    def run(self) -> None:
+        if self.inplace and self.extensions:
+            core = runpy.run_path(str(HEARTS / "compiled.py"))
+            for old in [*core["extension_files"](HEARTS), *SRC.glob(f"{GROUP}__mypyc.*")]:
+                old.unlink()
+        super().run()
+
+
+setup(ext_modules=compiled_core(), cmdclass={"build_ext": BuildExt})
