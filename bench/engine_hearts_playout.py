@@ -23,7 +23,10 @@ Both sides draw their random indices the same cheap way (``int(random() * n)`` f
 Times are the process's CPU time by default (``--clock wall`` for wall time): on a shared
 machine CPU time swings less, and both sides run in this one process.
 Usage: ``nice -n 19 .venv/bin/python bench/engine_hearts_playout.py [--openspiel] [--preset P]``
-(``--no-engine`` for OpenSpiel alone; ``--runs`` and ``--hands`` for longer, steadier runs).
+(``--no-engine`` for OpenSpiel alone; ``--runs`` and ``--hands`` for longer, steadier runs;
+``--head-to-head`` for the engine and OpenSpiel run by run in turn, with the median ratio).
+The first line says which engine runs: compiled, or the Python modules (``HEARTSUIT_PURE=1``
+runs those even where a build exists).
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from heartsuit.hearts import Hand, Rules
+from heartsuit.hearts import CORE, Hand, Rules
 from heartsuit.hearts.rules import PRESET_NAMES
 
 RUNS = 7
@@ -105,10 +108,39 @@ def rate(
     return statistics.median(rates)
 
 
+def head_to_head(
+    rules: Rules, clock: Callable[[], float], runs: int, hands: int
+) -> tuple[float, float, float]:
+    """The engine (hands/s) and OpenSpiel through ``legal_actions``, one run of each in turn
+    (the same seeds and random draws per run): their medians and the median of the per-run
+    ratios, which a changing load moves less than either figure."""
+    ours, theirs = engine(rules, "plain"), openspiel(chance_outcomes=False)
+    pairs = []
+    for run in range(runs):
+        pair = []
+        for playout in (ours, theirs):
+            rnd = random.Random(run).random
+            start = clock()
+            for seed in range(hands):
+                playout(seed + run * hands, rnd)
+            pair.append(hands / (clock() - start))
+        pairs.append((pair[0], pair[1]))
+    return (
+        statistics.median(a for a, _ in pairs),
+        statistics.median(b for _, b in pairs),
+        statistics.median(a / b for a, b in pairs),
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--openspiel", action="store_true")
     parser.add_argument("--no-engine", action="store_true", help="OpenSpiel alone")
+    parser.add_argument(
+        "--head-to-head",
+        action="store_true",
+        help="the engine and OpenSpiel (legal_actions) run by run in turn, standard rules",
+    )
     parser.add_argument("--preset", action="append", choices=PRESET_NAMES)
     parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu")
     parser.add_argument("--runs", type=int, default=RUNS, help=f"runs per figure ({RUNS})")
@@ -119,9 +151,13 @@ def main() -> int:
     clock = time.process_time if args.clock == "cpu" else time.perf_counter
     runs, hands = args.runs, args.hands
     print(
-        f"python {sys.version.split()[0]}; median of {runs} runs of {hands} hands each, "
-        f"{args.clock} time"
+        f"python {sys.version.split()[0]}; engine: {CORE}; median of {runs} runs of {hands} "
+        f"hands each, {args.clock} time"
     )
+    if args.head_to_head:
+        ours, theirs, ratio = head_to_head(Rules.preset("standard"), clock, runs, hands)
+        print(f"engine {ours:.0f} hands/s, openspiel {theirs:.0f} hands/s, ratio {ratio:.2f}")
+        return 0
     if not args.no_engine:
         print(f"{'preset':<14}{'hands/s':>10}{'with views':>12}{'view.legal':>12}")
         for name in args.preset or PRESET_NAMES:

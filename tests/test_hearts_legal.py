@@ -74,9 +74,9 @@ def test_a_seat_that_only_looks_like_the_seat_to_play_is_refused(seat: object) -
     hand.play(0, Card(2, Suit.CLUBS))
     assert hand.to_play == 1
     with pytest.raises(IllegalMove) as refused:
-        hand.play(seat, Card(2, Suit.DIAMONDS))  # type: ignore[arg-type]
+        hand.play(seat, Card(2, Suit.DIAMONDS))
     assert refused.value.reason == "no_such_seat"
-    assert hand.legal_plays(seat) == []  # type: ignore[arg-type]
+    assert hand.legal_plays(seat) == []
     assert hand.version == 1
 
 

@@ -80,7 +80,7 @@ def hearts_state(
     if view is not None and view.legal:
         for card in view.hand:
             if card not in view.legal:
-                reason = hand.why_illegal(view_seat, card)  # type: ignore[arg-type]
+                reason = hand.why_illegal(view_seat, card)
                 if reason is not None:
                     illegal[card.code] = str(reason)
     return {

@@ -18,7 +18,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from heartsuit.cards import Card, Suit
 from heartsuit.hearts.actions import (
@@ -50,6 +50,7 @@ from heartsuit.hearts.events import (
 )
 from heartsuit.hearts.facts import CLUBS, facts, first_trick_penalty
 from heartsuit.hearts.hand_state import (
+    Dealt,
     HandState,
     IllegalMove,
     OpenTrick,
@@ -57,6 +58,7 @@ from heartsuit.hearts.hand_state import (
     Reason,
     TrickFields,
     cancelled_indices,
+    seat_of,
 )
 from heartsuit.hearts.legal import legal_positions
 from heartsuit.hearts.rules import HOLD, PassDirection, Rules
@@ -84,6 +86,7 @@ class Hand(HandState):
         pass_direction: PassDirection | str | None = None,
         hand_number: int = 0,
         scores: Sequence[int] | None = None,
+        _dealt: Dealt | None = None,
     ) -> None:
         super().__init__(
             rules,
@@ -92,6 +95,7 @@ class Hand(HandState):
             pass_direction=pass_direction,
             hand_number=hand_number,
             scores=scores,
+            _dealt=_dealt,
         )
         if self._pass_direction is HOLD:
             self._start_play()
@@ -121,11 +125,7 @@ class Hand(HandState):
         # positions sort as their cards do for display (facts.py)
         holdings = [sorted(positions[k * size : (k + 1) * size]) for k in range(rules.players)]
         kitty = positions[size * rules.players :]
-        hand = cls.__new__(cls)
-        hand._setup(rules, holdings, kitty, direction, hand_number, totals)
-        if direction is HOLD:
-            hand._start_play()
-        return hand
+        return cls(rules, (), _dealt=(holdings, kitty, direction, hand_number, totals))
 
     @classmethod
     def from_cards(
@@ -167,66 +167,50 @@ class Hand(HandState):
         if isinstance(action, Pass):
             return self._pass(action)
         if isinstance(action, Play):
-            return self._play(action.seat, action.card, action)
+            return self._play(seat_of(action), action.card, action)
         if isinstance(action, Moon):
             return self._moon(action)
         raise ActionError(f"an action is a Pass, a Play or a Moon, not {action!r}")
 
-    def pass_cards(self, seat: int, cards: Sequence[Card]) -> list[Event]:
-        """Choose ``seat``'s pass. Nothing moves until every seat has chosen (simultaneous)."""
-        return self.apply(Pass(seat, tuple(cards)))
+    def pass_cards(self, seat: object, cards: Sequence[Card]) -> list[Event]:
+        """Choose ``seat``'s pass. Nothing moves until every seat has chosen (simultaneous).
 
-    def play(self, seat: int, card: Card) -> list[Event]:
+        A seat is an int; anything else is refused like a seat the table does not have (the
+        seats here are typed ``object`` because the engine checks them itself)."""
+        return self.apply(Pass(cast(Any, seat), tuple(cards)))
+
+    def play(self, seat: object, card: Card) -> list[Event]:
         """Play ``card`` for ``seat``; an illegal play raises :class:`IllegalMove`."""
         legal = self._legal
-        if legal is not None and seat is self._turn and not self._in_match:
+        turn = self._turn
+        if legal is not None and seat is turn and turn is not None and not self._in_match:
             # the common case: the seat to play (the very int the hand keeps, so an int and
             # no bool) plays a card of this deck listed a moment ago
             table = self._facts
             position = table.by_id.get(id(card))
             if position in legal:
-                trick = self._trick
-                assert trick is not None
-                plays = trick.plays
-                suits = self._suits
-                if suits is None or len(plays) + 1 == self._players:
-                    return self._move(seat, position, None)
-                # a card that does not end the trick, with simple rules: _move, written out
-                self._legal = None
-                made, event, pair, suit, breaks = table.moves[seat][position]
-                self._actions.append(made)
-                self._holdings[seat].remove(position)
-                mine = suits[seat][suit]
-                at = mine.index(position)
-                del mine[at]
-                del self._suit_cards[seat][suit][at]
-                plays.append(pair)
-                trick.positions.append(position)
-                if breaks:
-                    self._hearts_broken = True
-                self._turn = (trick.leader + len(plays)) % self._players
-                return [event]
+                return self._move(turn, position, None)
         if self._in_match:
-            return self.apply(Play(seat, card))  # refused there, with the reason
+            return self.apply(Play(cast(Any, seat), card))  # refused there, with the reason
         return self._play(seat, card, None)
 
     def why_action_illegal(self, action: Action) -> Reason | None:
         """Why ``action`` would be refused now, or None: the check :meth:`apply` makes."""
         if isinstance(action, Pass):
-            return self.why_pass_illegal(action.seat, action.cards)
+            return self.why_pass_illegal(seat_of(action), action.cards)
         if isinstance(action, Play):
-            return self.why_illegal(action.seat, action.card)
+            return self.why_illegal(seat_of(action), action.card)
         if isinstance(action, Moon):
             return self._check_moon(action)[0]
         raise ActionError(f"an action is a Pass, a Play or a Moon, not {action!r}")
 
     # --- passing ---------------------------------------------------------------------------
 
-    def why_pass_illegal(self, seat: int, cards: Sequence[Card]) -> Reason | None:
+    def why_pass_illegal(self, seat: object, cards: Sequence[Card]) -> Reason | None:
         """Why ``seat`` may not pass ``cards`` now, or None; :meth:`pass_cards` uses this."""
         return self._check_pass(seat, cards)[0]
 
-    def _check_pass(self, seat: int, cards: Sequence[Card]) -> tuple[Reason | None, str]:
+    def _check_pass(self, seat: object, cards: Sequence[Card]) -> tuple[Reason | None, str]:
         if self._phase is not Phase.PASS:
             return Reason.WRONG_PHASE, f"there is no passing now (phase: {self._phase})"
         if not self._seat_ok(seat):
@@ -247,10 +231,11 @@ class Hand(HandState):
         return None, ""
 
     def _pass(self, action: Pass) -> list[Event]:
-        seat, cards = action.seat, action.cards
+        seat, cards = seat_of(action), action.cards
         reason, message = self._check_pass(seat, cards)
         if reason is not None:
             raise IllegalMove(reason, message)
+        assert self._seat_ok(seat)
         self._passes[seat] = cards
         self._actions.append(action)
         events: list[Event] = [Passed(seat)]
@@ -302,19 +287,20 @@ class Hand(HandState):
 
     # --- playing ---------------------------------------------------------------------------
 
-    def why_illegal(self, seat: int, card: Card) -> Reason | None:
+    def why_illegal(self, seat: object, card: Card) -> Reason | None:
         """Why ``seat`` may not play ``card`` now, or None; :meth:`play` uses the same check."""
         return self._play_refusal(seat, card)[0]
 
-    def _play_refusal(self, seat: int, card: Card) -> tuple[Reason | None, str]:
+    def _play_refusal(self, seat: object, card: Card) -> tuple[Reason | None, str]:
         if self._legal_position(seat, card) is not None:
             return None, ""
         return self._explain(seat, card)
 
-    def _legal_position(self, seat: int, card: Card) -> int | None:
+    def _legal_position(self, seat: object, card: Card) -> int | None:
         # the card's deck position when it is one of the listed legal cards, else None
         turn = self._turn
-        if turn is None or seat != turn or not (seat.__class__ is int or self._seat_ok(seat)):
+        # the class first: a seat equal to an int is taken for an int from then on
+        if turn is None or not (type(seat) is int or self._seat_ok(seat)) or seat != turn:
             return None
         table = self._facts
         position = table.by_id.get(id(card))
@@ -324,7 +310,7 @@ class Hand(HandState):
             position = table.by_card.get(card)
         return position if position in self._legal_now() else None
 
-    def _explain(self, seat: int, card: Card) -> tuple[Reason, str]:
+    def _explain(self, seat: object, card: Card) -> tuple[Reason, str]:
         # why an unlisted card is refused: the card-by-card check names the rule it breaks
         reason, message = self._check_play(seat, card)
         if reason is None:
@@ -339,7 +325,7 @@ class Hand(HandState):
         assert self._legal is not None
         return self._legal
 
-    def _check_play(self, seat: int, card: Card) -> tuple[Reason | None, str]:
+    def _check_play(self, seat: object, card: Card) -> tuple[Reason | None, str]:
         if self._phase is not Phase.PLAY or self._trick is None:
             return Reason.WRONG_PHASE, f"no card can be played now (phase: {self._phase})"
         if not self._seat_ok(seat):
@@ -384,10 +370,11 @@ class Hand(HandState):
                 return any(c.suit is led and not first_trick_penalty(c) for c in hand)
         return any(not first_trick_penalty(c) for c in hand)
 
-    def legal_plays(self, seat: int) -> list[Card]:
+    def legal_plays(self, seat: object) -> list[Card]:
         """The cards ``seat`` may play now (distinct, in display order); empty if not its turn."""
         turn = self._turn
-        if seat != turn or turn is None or not (seat.__class__ is int or self._seat_ok(seat)):
+        # the class first: a seat equal to an int is taken for an int from then on (compiled)
+        if turn is None or not (type(seat) is int or self._seat_ok(seat)) or seat != turn:
             return []
         if self._legal is None:
             trick, suits = self._trick, self._suits
@@ -429,10 +416,11 @@ class Hand(HandState):
             self._legal = legal
         return self._legal_cards.copy()
 
-    def _play(self, seat: int, card: Card, action: Play | None) -> list[Event]:
+    def _play(self, seat: object, card: Card, action: Play | None) -> list[Event]:
         position = self._legal_position(seat, card)
         if position is None:
             raise IllegalMove(*self._explain(seat, card))
+        assert self._seat_ok(seat)  # the seat to play: a listed card was found for it
         return self._move(seat, position, action)
 
     def _move(self, seat: int, position: int, action: Play | None) -> list[Event]:
@@ -441,7 +429,7 @@ class Hand(HandState):
         assert trick is not None
         table = self._facts
         self._legal = None
-        if seat.__class__ is int:
+        if type(seat) is int:
             # the same values as Play(seat, card) and Played(seat, card), made once per rules
             made, event, pair, suit, breaks = table.moves[seat][position]
             self._actions.append(action or made)
@@ -591,9 +579,10 @@ class Hand(HandState):
     def _check_moon(self, action: Moon) -> tuple[Reason | None, str]:
         if self._phase is not Phase.MOON:
             return Reason.WRONG_PHASE, f"no moon to score now (phase: {self._phase})"
-        if not self._seat_ok(action.seat):
-            return Reason.NO_SUCH_SEAT, f"there is no seat {action.seat!r}"
-        if action.seat != self._shooter:
+        seat = seat_of(action)
+        if not self._seat_ok(seat):
+            return Reason.NO_SUCH_SEAT, f"there is no seat {seat!r}"
+        if seat != self._shooter:
             return Reason.NOT_YOUR_TURN, f"seat {self._shooter} shot the moon and chooses"
         return None, ""
 
@@ -663,7 +652,7 @@ class Hand(HandState):
             raise IllegalMove(Reason.WRONG_PHASE, "the hand is not finished yet")
         return shooter_of(self._facts.total, self._plus)
 
-    def view(self, seat: int) -> SeatView:
+    def view(self, seat: object) -> SeatView:
         """What ``seat`` may know: the only door to hidden information."""
         if not self._seat_ok(seat):
             raise IllegalMove(Reason.NO_SUCH_SEAT, f"there is no seat {seat!r}")

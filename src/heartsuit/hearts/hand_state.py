@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from operator import attrgetter
-from typing import TYPE_CHECKING
+from types import FunctionType
+from typing import Any, TypeGuard
 
 from heartsuit.cards import Card
 from heartsuit.hearts.actions import Action, MoonChoice
@@ -23,6 +24,7 @@ from heartsuit.hearts.rules import HOLD, PassDirection, Rules
 from heartsuit.hearts.view import TrickFields, TrickRecord
 
 __all__ = [
+    "Dealt",
     "HandState",
     "IllegalMove",
     "OpenTrick",
@@ -30,6 +32,7 @@ __all__ = [
     "Reason",
     "TrickFields",
     "cancelled_indices",
+    "seat_of",
 ]
 
 
@@ -75,49 +78,59 @@ class OpenTrick:
     positions: list[int] = field(default_factory=list)  # the played cards' deck positions
 
 
+#: a deal made by :meth:`Hand.deal <heartsuit.hearts.game.Hand.deal>` from the rules' own deck,
+#: so it needs no check: each seat's positions (sorted), the kitty's, the pass direction, the
+#: hand number and the match totals (what ``HandState._setup`` takes)
+Dealt = tuple[list[list[int]], list[int], PassDirection, int, tuple[int, ...]]
+
+
+#: the fields of a hand (its slots; a copy or a pickle holds them all but ``_facts``)
+_FIELDS = (
+    "_actions",
+    "_dealt",
+    "_dealt_positions",
+    "_facts",
+    "_hand_number",
+    "_hearts_broken",
+    "_held_over",
+    "_held_plus",
+    "_held_points",
+    "_holdings",
+    "_in_match",
+    "_kitty",
+    "_kitty_positions",
+    "_kitty_taker",
+    "_legal",
+    "_legal_cards",
+    "_moon_choice",
+    "_opening",
+    "_opening_position",
+    "_pass_direction",
+    "_passes",
+    "_phase",
+    "_players",
+    "_plus",
+    "_points_taken",
+    "_raw",
+    "_records",
+    "_rules",
+    "_scores",
+    "_shooter",
+    "_suit_cards",
+    "_suits",
+    "_taken",
+    "_trick",
+    "_tricks",
+    "_turn",
+)
+
+
 class HandState:
     """The state of one hand; read it through the properties (every one returns a copy)."""
 
     # slots: a hand's fields are read at every play, and a slot is read faster than an
     # instance dict holding this many keys
-    __slots__ = (
-        "_actions",
-        "_dealt",
-        "_dealt_positions",
-        "_facts",
-        "_hand_number",
-        "_hearts_broken",
-        "_held_over",
-        "_held_plus",
-        "_held_points",
-        "_holdings",
-        "_in_match",
-        "_kitty",
-        "_kitty_positions",
-        "_kitty_taker",
-        "_legal",
-        "_legal_cards",
-        "_moon_choice",
-        "_opening",
-        "_opening_position",
-        "_pass_direction",
-        "_passes",
-        "_phase",
-        "_players",
-        "_plus",
-        "_points_taken",
-        "_raw",
-        "_records",
-        "_rules",
-        "_scores",
-        "_shooter",
-        "_suit_cards",
-        "_suits",
-        "_taken",
-        "_trick",
-        "_tricks",
-        "_turn",
-    )
+    __slots__ = _FIELDS
 
     def __init__(
         self,
@@ -128,7 +141,12 @@ class HandState:
         pass_direction: PassDirection | str | None = None,
         hand_number: int = 0,
         scores: Sequence[int] | None = None,
+        _dealt: Dealt | None = None,
     ) -> None:
+        if _dealt is not None:
+            # Hand.deal's own deal of the rules' deck, already checked (no card check needed)
+            self._setup(rules, *_dealt)
+            return
         direction = check_deal(rules, hands, kitty, pass_direction, hand_number)
         totals = tuple(scores) if scores is not None else (0,) * rules.players
         if len(totals) != rules.players:
@@ -202,6 +220,17 @@ class HandState:
         self._moon_choice: MoonChoice | None = None
         # set by Match: its hands are played through the match, which counts and deals on
         self._in_match = False
+
+    # --- copies and pickles ----------------------------------------------------------------
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # every field but the rules' shared tables, the open trick as a tuple; the same for the
+        # Python class and the compiled one (which has no default way to be made without
+        # __init__ nor to be pickled)
+        state = {name: getattr(self, name) for name in _FIELDS if name != "_facts"}
+        trick = self._trick
+        state["_trick"] = None if trick is None else (trick.leader, trick.plays, trick.positions)
+        return _restore, (self.__class__, state)
 
     # --- read-only state -------------------------------------------------------------------
 
@@ -331,19 +360,10 @@ class HandState:
         turn = self._turn
         return () if turn is None else (turn,)
 
-    if TYPE_CHECKING:
-
-        @property
-        def to_play(self) -> int | None:
-            """The seat whose turn it is to play, or None outside the play phase."""
-
-    else:
-        # read at every card by every player loop: a property whose getter is C code
-        # (operator.attrgetter) is read without a Python call, and is as read-only
-        to_play = property(
-            attrgetter("_turn"),
-            doc="The seat whose turn it is to play, or None outside the play phase.",
-        )
+    @property
+    def to_play(self) -> int | None:
+        """The seat whose turn it is to play, or None outside the play phase."""
+        return self._turn
 
     @property
     def is_first_trick(self) -> bool:
@@ -363,12 +383,53 @@ class HandState:
         """Penalty points taken so far per seat, from won tricks (the kitty not included)."""
         return tuple(self._points_taken)
 
-    def _seat_ok(self, seat: object) -> bool:
+    def _seat_ok(self, seat: object) -> TypeGuard[int]:
         return (
             isinstance(seat, int)
             and not isinstance(seat, bool)
             and (0 <= seat < self._rules.players)
         )
+
+
+def _restore(cls: type[HandState], state: dict[str, Any]) -> HandState:
+    """A hand from the fields :meth:`HandState.__reduce__` gave, its cards the deck's own."""
+    rules: Rules = state["_rules"]
+    hand = cls(rules, (), _dealt=([[] for _ in range(rules.players)], [], HOLD, 0, ()))
+    trick = state.pop("_trick")
+    for name, value in state.items():
+        setattr(hand, name, value)
+    hand._trick = None if trick is None else OpenTrick(*trick)
+    # the cards as the deck's own values, which the quick paths find by identity
+    table = hand._facts
+    deck = table.deck
+    if hand._suits is not None:
+        hand._suit_cards = [[[deck[p] for p in suit] for suit in seat] for seat in hand._suits]
+    if hand._legal is not None:
+        hand._legal_cards = [deck[p] for p in hand._legal]
+    return hand
+
+
+def _pure_python() -> None:
+    """Nothing: a plain Python function, or a compiled one when this module is compiled."""
+
+
+if isinstance(_pure_python, FunctionType):
+    # run as Python: ``to_play`` is read at every card by every player loop, and a property
+    # whose getter is C code (operator.attrgetter) is read without a Python call (compiled,
+    # the property above is already a C getter)
+    setattr(  # noqa: B010  (mypy sees the property above)
+        HandState,
+        "to_play",
+        property(attrgetter("_turn"), doc=HandState.to_play.__doc__),
+    )
+
+
+def seat_of(action: Action) -> object:
+    """The seat ``action`` names, as it was given: compiled code reading ``action.seat`` as the
+    int it is declared to be would turn ``True`` into seat 1, which the checks refuse."""
+    given: Any = action
+    seat: object = given.seat
+    return seat
 
 
 def cancelled_indices(rules: Rules, cards: Sequence[Card]) -> tuple[int, ...]:
