@@ -20,6 +20,7 @@ from heartsuit.server.solitaire_protocol import (
     TapAnswers,
 )
 from heartsuit.solitaire import Game, Outcome, TapResult
+from heartsuit.solitaire.codes import Deal
 from heartsuit.solitaire.undo import UNDO_LIMIT
 
 
@@ -38,6 +39,30 @@ def _heart_card(
     return HeartCardView(
         card=text, rank=rank, free=free, outlined=outlined, dimmed=dimmed, selected=selected
     )
+
+
+#: the heart card views of the deals shown lately, by (the deal's id, position, flags): the card
+#: at a position is the deal's, so plain numbers find its view, with no card to hash (each entry
+#: keeps its deal, so that no other deal can take its id while it is here)
+_HEART_VIEWS: dict[tuple[int, int, int], tuple[Deal, HeartCardView]] = {}
+_HEART_VIEWS_LIMIT = 1 << 16
+
+
+def _heart_view(
+    game: Game, position: int, free: bool, outlined: bool, dimmed: bool, selected: bool
+) -> HeartCardView:
+    deal = game.deal
+    key = (id(deal), position, free + 2 * outlined + 4 * dimmed + 8 * selected)
+    known = _HEART_VIEWS.get(key)
+    if known is not None and known[0] is deal:
+        return known[1]
+    card = game.heart[position - 1]
+    assert card is not None  # asked for the cards there only
+    view = _heart_card(card, free, outlined, dimmed, selected)
+    if len(_HEART_VIEWS) >= _HEART_VIEWS_LIMIT:
+        _HEART_VIEWS.clear()
+    _HEART_VIEWS[key] = (deal, view)
+    return view
 
 
 def game_view(
@@ -61,17 +86,19 @@ def game_view(
     dimmed = set(game.dimmed())
     selected = game.selected
     free = set(game.free_positions())
-    heart: list[HeartCardView | None] = []
-    for position, card in enumerate(game.heart, start=1):
-        if card is None:
-            heart.append(None)
-            continue
-        heart.append(
-            _heart_card(
-                card, position in free, position in outlined, position in dimmed,
-                selected == position,
-            )
+    heart: list[HeartCardView | None] = [
+        None
+        if card is None
+        else _heart_view(
+            game,
+            position,
+            position in free,
+            position in outlined,
+            position in dimmed,
+            selected == position,
         )
+        for position, card in enumerate(game.heart, start=1)
+    ]
     waste = game.waste
     waste_top: CardView | None = None
     if waste:
@@ -83,13 +110,11 @@ def game_view(
             dimmed="waste" in dimmed,
             selected=selected == "waste",
         )
+    outcome = game.outcome
     # placement help: with no pair to take, the stock is the only useful move (a newcomer may
     # not guess that a tap turns up a card)
     stock_outlined = (
-        placement_help
-        and game.outcome is Outcome.PLAYING
-        and not outlined
-        and bool(game.stock or waste)
+        placement_help and outcome is Outcome.PLAYING and not outlined and bool(game.stock or waste)
     )
     return GameView(
         id=game_id,
@@ -102,7 +127,7 @@ def game_view(
         score=game.score,
         moves=game.moves,
         undo_left=min(game.undo_depth, UNDO_LIMIT),
-        outcome=game.outcome.value,
+        outcome=outcome.value,
         elapsed_ms=round(game.elapsed(now_ms / 1000) * 1000),
         started_at_ms=started_at_ms,
         under_way=under_way,
