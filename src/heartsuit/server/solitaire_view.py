@@ -48,20 +48,15 @@ _HEART_VIEWS: dict[tuple[int, int, int], tuple[Deal, HeartCardView]] = {}
 _HEART_VIEWS_LIMIT = 1 << 16
 
 
-def _heart_view(
-    game: Game, position: int, free: bool, outlined: bool, dimmed: bool, selected: bool
-) -> HeartCardView:
-    deal = game.deal
-    key = (id(deal), position, free + 2 * outlined + 4 * dimmed + 8 * selected)
-    known = _HEART_VIEWS.get(key)
-    if known is not None and known[0] is deal:
-        return known[1]
+def _heart_view(game: Game, position: int, flags: int) -> HeartCardView:
+    """The view of the heart card at ``position`` with ``flags`` (1 free, 2 outlined, 4 dimmed,
+    8 selected), built once per deal and kept."""
     card = game.heart[position - 1]
     assert card is not None  # asked for the cards there only
-    view = _heart_card(card, free, outlined, dimmed, selected)
+    view = _heart_card(card, bool(flags & 1), bool(flags & 2), bool(flags & 4), bool(flags & 8))
     if len(_HEART_VIEWS) >= _HEART_VIEWS_LIMIT:
         _HEART_VIEWS.clear()
-    _HEART_VIEWS[key] = (deal, view)
+    _HEART_VIEWS[(id(game.deal), position, flags)] = (game.deal, view)
     return view
 
 
@@ -85,20 +80,29 @@ def game_view(
     outlined = set(game.outlined())
     dimmed = set(game.dimmed())
     selected = game.selected
-    free = set(game.free_positions())
-    heart: list[HeartCardView | None] = [
-        None
-        if card is None
-        else _heart_view(
-            game,
-            position,
-            position in free,
-            position in outlined,
-            position in dimmed,
-            selected == position,
-        )
-        for position, card in enumerate(game.heart, start=1)
-    ]
+    flags = [0] * 26  # by position: 1 free, 2 outlined, 4 dimmed, 8 selected
+    for position in game.free_positions():
+        flags[position] = 1
+    for target in outlined:
+        if isinstance(target, int):
+            flags[target] |= 2
+    for target in dimmed:
+        if isinstance(target, int):
+            flags[target] |= 4
+    if isinstance(selected, int):
+        flags[selected] |= 8
+    deal = game.deal
+    deal_id = id(deal)
+    heart: list[HeartCardView | None] = []
+    for position, card in enumerate(game.heart, start=1):
+        if card is None:
+            heart.append(None)
+            continue
+        known = _HEART_VIEWS.get((deal_id, position, flags[position]))
+        if known is not None and known[0] is deal:
+            heart.append(known[1])
+        else:
+            heart.append(_heart_view(game, position, flags[position]))
     waste = game.waste
     waste_top: CardView | None = None
     if waste:
