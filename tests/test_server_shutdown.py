@@ -9,15 +9,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
+import signal
 import sqlite3
 import threading
 import time
 from contextlib import ExitStack, closing
 from pathlib import Path
+from typing import Any
 
 from heartsuit.server.db import StoreError
 from heartsuit.server.hearts_service import HeartsService
 from heartsuit.server.solitaire_service import Played, SolitaireService
+from tests.server_process import server_process
 from tests.server_support import Site, running_site
 
 #: how long a stop may take here (on a loaded machine), far more than it needs
@@ -151,3 +155,72 @@ def test_a_task_that_swallows_its_cancellation_does_not_hold_up_the_stop(
     assert took < STOP_LIMIT_S
     with contextlib.suppress(Exception):
         stack.close()
+
+
+def test_a_server_killed_outright_has_every_acknowledged_tap_in_its_database(
+    tmp_path: Path,
+) -> None:
+    """``heartsuit serve`` on a SQLite file, players tapping over real WebSockets, then SIGKILL
+    in the middle of it: every tap whose answer came back is in the log (the writer thread
+    commits, with fsync, before the answer is sent), whatever was in flight."""
+    from websockets.sync.client import connect
+
+    acked: list[str] = []
+    lock = threading.Lock()
+    stopping = threading.Event()
+
+    def player(port: int, n: int) -> None:
+        with contextlib.suppress(Exception), connect(f"ws://127.0.0.1:{port}/ws") as ws:
+
+            def ask(message: dict[str, Any]) -> dict[str, Any]:
+                ws.send(json.dumps({**message, "req": 1}))
+                while True:
+                    reply: dict[str, Any] = json.loads(ws.recv(timeout=30))
+                    if reply.get("req") == 1:
+                        return reply
+
+            ask({"type": "hello"})
+            game: dict[str, Any] = ask({"type": "solitaire.new"})["game"]
+            count = 0
+            while not stopping.is_set():
+                if game["outcome"] != "playing":
+                    game = ask({"type": "solitaire.new", "leave": game["id"]})["game"]
+                    continue
+                pairs = (game.get("answers") or {}).get("pairs")
+                count += 1
+                intent = f"k{n}-{count}"
+                reply = ask(
+                    {
+                        "type": "solitaire.tap",
+                        "game": game["id"],
+                        "target": pairs[0][0] if pairs else "stock",
+                        "intent": intent,
+                        "base": game["log_length"],
+                    }
+                )
+                if reply.get("type") == "solitaire.state":
+                    with lock:
+                        acked.append(intent)
+                if isinstance(reply.get("game"), dict):
+                    game = reply["game"]
+
+    with server_process(tmp_path) as server:
+        threads = [
+            threading.Thread(target=player, args=(server.port, n), daemon=True) for n in range(12)
+        ]
+        for thread in threads:
+            thread.start()
+        deadline = time.monotonic() + 60
+        while len(acked) < 300 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        server.process.send_signal(signal.SIGKILL)
+        server.process.wait()
+        stopping.set()
+        for thread in threads:
+            thread.join(30)
+    with lock:
+        answered = list(acked)
+    assert len(answered) >= 50, "the players never got going"
+    kept = logged_intents(tmp_path / "site.sqlite3")
+    missing = [intent for intent in answered if intent not in kept]
+    assert not missing, f"{len(missing)} answered taps are not in the database: {missing[:5]}"
