@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import os
 import secrets
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -93,7 +94,7 @@ def test_concurrent_writes_share_commits_and_are_all_kept(tmp_path: Path) -> Non
                 nonlocal commits
                 commits += 1
 
-            event.listen(db.engine.sync_engine, "commit", count)
+            event.listen(db.batch_engine, "commit", count)
             ids = [fresh() for _ in range(200)]
             await asyncio.gather(*(db.write(Step(ADD, [{"id": i, "value": 1}])) for i in ids))
             assert await values(db, ids) == {i: 1 for i in ids}
@@ -153,7 +154,7 @@ def test_a_failed_commit_fails_every_write_of_the_batch_and_keeps_none(tmp_path:
             if failing:
                 raise RuntimeError("the disk is full")
 
-        event.listen(db.engine.sync_engine, "commit", refuse)
+        event.listen(db.batch_engine, "commit", refuse)
         ids = [fresh() for _ in range(10)]
         results = await asyncio.gather(
             *(db.write(Step(ADD, [{"id": i, "value": 1}])) for i in ids), return_exceptions=True
@@ -247,7 +248,7 @@ def test_a_batch_aborted_for_a_deadlock_is_written_again_one_write_at_a_time(
                     aborted.append(statement)
                     raise OperationalError(statement, params, _Aborted())
 
-            event.listen(db.engine.sync_engine, "before_cursor_execute", deadlock)
+            event.listen(db.batch_engine, "before_cursor_execute", deadlock)
             taken = fresh()
             await db.write(Step(ADD, [{"id": taken, "value": 1}]))
             armed.append(True)
@@ -292,7 +293,7 @@ def test_a_write_aborted_again_on_its_own_is_tried_again(tmp_path: Path) -> None
                         del aborts[item]
                     raise OperationalError(str(statement), rows, _Aborted())
 
-            event.listen(db.engine.sync_engine, "before_execute", deadlock)
+            event.listen(db.batch_engine, "before_execute", deadlock)
             ids = [fresh() for _ in range(6)]
             writes = [db.write(Step(ADD, [{"id": i, "value": 1}])) for i in ids]
             writes.insert(2, db.write(Step(ADD, [{"id": unlucky, "value": 2}])))
@@ -327,7 +328,7 @@ def test_keyed_writes_of_a_batch_take_their_rows_in_the_order_of_their_keys(
 
             base = fresh()
             keys = [f"{base}-{n}" for n in (5, 3, 9, 1, 7)]
-            event.listen(db.engine.sync_engine, "before_execute", note)
+            event.listen(db.batch_engine, "before_execute", note)
             writes = [db.write(Step(ADD, [{"id": k, "value": 1}]), key=k) for k in keys]
             # two writes of one key: the second runs after the first, as if alone
             writes.append(db.write(Step(SET, [{"b_id": keys[0], "b_value": 2}]), key=keys[0]))
@@ -354,3 +355,99 @@ def _ids(statement: Any, rows: Any) -> list[str] | None:
         elif isinstance(item, list | tuple):
             pending[:0] = list(item)
     return found
+
+
+def test_sqlite_batches_run_whole_in_a_writer_thread_with_full_sync(tmp_path: Path) -> None:
+    """On a SQLite file a batch goes to the writer thread in one call: every statement of it,
+    from BEGIN IMMEDIATE to COMMIT, runs off the event loop, on one connection that keeps the
+    log's promises (WAL, synchronous=FULL, foreign keys)."""
+    import threading
+
+    async def check(db: Database) -> None:
+        seen: list[tuple[int, bool, str]] = []
+
+        def note(conn: Any, _cursor: object, statement: str, *_: object) -> None:
+            try:
+                asyncio.get_running_loop()
+                on_loop = True
+            except RuntimeError:
+                on_loop = False
+            seen.append((threading.get_ident(), on_loop, statement))
+
+        def begins(conn: Any) -> None:
+            seen.append((threading.get_ident(), False, "begin"))
+
+        event.listen(db.batch_engine, "before_cursor_execute", note)
+        event.listen(db.batch_engine, "begin", begins)
+        ids = [fresh() for _ in range(40)]
+        await asyncio.gather(*(db.write(Step(ADD, [{"id": i, "value": 1}])) for i in ids))
+        assert await values(db, ids) == {i: 1 for i in ids}
+        statements = [s for s in seen if "test_db_items" in s[2]]
+        assert statements, "no batch statement ran on the batch engine"
+        assert not any(on_loop for _, on_loop, _ in seen)
+        assert len({thread for thread, _, _ in seen}) == 1
+        assert threading.get_ident() not in {thread for thread, _, _ in seen}
+        with db.batch_engine.connect() as conn:
+            pragmas = [
+                conn.exec_driver_sql(f"PRAGMA {name}").scalar()
+                for name in ("journal_mode", "synchronous", "foreign_keys")
+            ]
+        assert pragmas == ["wal", 2, 1]
+
+    run(sqlite_url(tmp_path / "db.sqlite3"), check)
+
+
+def test_closing_with_writes_in_flight_finishes_and_keeps_every_acknowledged_write(
+    tmp_path: Path,
+) -> None:
+    """A close while batches are being written (and more writes queue behind them) returns
+    promptly, after every write already asked for was committed and acknowledged; a write asked
+    for once closing began is refused with StoreError and leaves nothing behind. Read back
+    outside the process's engine (a new connection after the close), so nothing is taken on
+    the word of the closed store."""
+    for url in urls(tmp_path):
+
+        async def main(url: str) -> None:
+            db = Database(url)
+            await db.open()
+            async with db.writing() as conn:
+                await conn.run_sync(_meta.create_all)
+            slow: list[int] = []
+
+            def dawdle(*_args: object) -> None:  # each batch takes a while in the writer
+                slow.append(1)
+                time.sleep(0.02)
+
+            event.listen(db.batch_engine, "before_execute", dawdle)
+            ids = [fresh() for _ in range(300)]
+            acked: list[str] = []
+
+            async def one(item: str, pause: float) -> None:
+                await asyncio.sleep(pause)
+                await db.write(Step(ADD, [{"id": item, "value": 1}]))
+                acked.append(item)
+
+            writers = [
+                asyncio.create_task(one(item, 0.002 * (n % 50))) for n, item in enumerate(ids)
+            ]
+            await asyncio.sleep(0.03)  # some batches written, some writers not yet asked
+            await asyncio.wait_for(db.close(), timeout=60)
+            results = await asyncio.gather(*writers, return_exceptions=True)
+            refused = [r for r in results if r is not None]
+            assert slow, "no batch was being written at the close"
+            assert acked, "no write was acknowledged before the close"
+            assert all(isinstance(r, StoreError) for r in refused), refused
+            assert len(acked) + len(refused) == len(ids)
+            assert refused, "every write came before the close: nothing was refused"
+            with pytest.raises(StoreError):
+                await db.write(Step(ADD, [{"id": fresh(), "value": 1}]))
+            again = Database(url)
+            await again.open()
+            try:
+                kept = await values(again, ids)
+            finally:
+                await again.close()
+            # every acknowledged write is in the database, and none of the refused ones
+            assert kept == {item: 1 for item in acked}
+
+        asyncio.run(main(url))

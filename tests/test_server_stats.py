@@ -36,8 +36,13 @@ W, L, D, P = GameStatus.WON, GameStatus.ABANDONED, GameStatus.DEAD_END, GameStat
 U, DD, UP = GameStatus.UNPLAYED, GameStatus.DEAD_DEAL, GameStatus.UNPLAYABLE
 
 
-def game(n: int, status: GameStatus, code: str = "HH1-N-AAAAAAM", moves: int = 80,
-         elapsed: int | None = None) -> GameRecord:
+def game(
+    n: int,
+    status: GameStatus,
+    code: str = "HH1-N-AAAAAAM",
+    moves: int = 80,
+    elapsed: int | None = None,
+) -> GameRecord:
     ended = None if status is P else 1000 * n + 500
     if status is W and elapsed is None:
         elapsed = 60_000 + n
@@ -51,26 +56,42 @@ def test_no_games_no_figures() -> None:
 
 def test_only_wins_losses_and_dead_ends_count() -> None:
     totals, codes = recount(
-        [game(1, P), game(2, D), game(3, L), game(4, U, moves=0), game(5, DD, moves=0),
-         game(6, UP, moves=0)]
+        [
+            game(1, P),
+            game(2, D),
+            game(3, L),
+            game(4, U, moves=0),
+            game(5, DD, moves=0),
+            game(6, UP, moves=0),
+        ]
     )
     assert (totals.games, totals.wins, totals.dead_deals) == (2, 0, 2)
     assert codes["HH1-N-AAAAAAM"].games == 2
 
 
 def test_streaks_follow_the_order_games_ended() -> None:
-    games = [game(1, W), game(2, W), game(3, L), game(4, W), game(5, W), game(6, W), game(7, L),
-             game(8, W)]
+    games = [
+        game(1, W),
+        game(2, W),
+        game(3, L),
+        game(4, W),
+        game(5, W),
+        game(6, W),
+        game(7, L),
+        game(8, W),
+    ]
     totals, _ = recount(list(reversed(games)))
     assert (totals.best_streak, totals.current_streak) == (3, 1)
 
 
 def test_bests_are_over_wins_only() -> None:
-    totals, _ = recount([
-        game(1, W, moves=90, elapsed=50_000),
-        game(2, W, moves=70, elapsed=80_000),
-        game(3, D, moves=10, elapsed=1_000),
-    ])
+    totals, _ = recount(
+        [
+            game(1, W, moves=90, elapsed=50_000),
+            game(2, W, moves=70, elapsed=80_000),
+            game(3, D, moves=10, elapsed=1_000),
+        ]
+    )
     assert (totals.best_time_ms, totals.fewest_moves) == (50_000, 70)
 
 
@@ -135,8 +156,9 @@ def test_the_running_totals_always_equal_a_count_of_the_rows(
                     if kind in ("new", "restart"):
                         leave_id = current if (seed + len(str(value))) % 3 else None
                         if kind == "new" or current is None:
-                            played = await service.new_game(player, str(value or CODES[0]),
-                                                            leave=leave_id)
+                            played = await service.new_game(
+                                player, str(value or CODES[0]), leave=leave_id
+                            )
                         else:
                             played = await service.restart(player, current, leave=leave_id)
                     elif kind in ("win", "dead"):
@@ -173,7 +195,10 @@ def test_the_running_totals_always_equal_a_count_of_the_rows(
             for row in page:
                 want = codes[row.code]
                 assert (row.games, row.wins, row.best_time_ms, row.fewest_moves) == (
-                    want.games, want.wins, want.best_time_ms, want.fewest_moves
+                    want.games,
+                    want.wins,
+                    want.best_time_ms,
+                    want.fewest_moves,
                 )
             stats = await service.stats(player)
             assert stats.overall.games == totals.games
@@ -186,7 +211,9 @@ def test_the_running_totals_always_equal_a_count_of_the_rows(
 
 def count_commits(db: Database, commits: list[int]) -> None:
     """Count every commit of the open ``db`` in ``commits`` (group commit: fewer than writes)."""
-    sa_event.listen(db.engine.sync_engine, "commit", lambda _conn: commits.append(1))
+    engines = {db.engine.sync_engine, db.batch_engine}  # the batches may have their own
+    for engine in engines:
+        sa_event.listen(engine, "commit", lambda _conn: commits.append(1))
 
 
 def test_totals_stay_exact_when_many_players_finish_games_in_the_same_batches(
@@ -234,7 +261,10 @@ def test_totals_stay_exact_when_many_players_finish_games_in_the_same_batches(
                 for row in page:
                     want = codes[row.code]
                     assert (row.games, row.wins, row.best_time_ms, row.fewest_moves) == (
-                        want.games, want.wins, want.best_time_ms, want.fewest_moves
+                        want.games,
+                        want.wins,
+                        want.best_time_ms,
+                        want.fewest_moves,
                     )
             # the moves really were written together
             assert len(commits) < moves / 4, (len(commits), moves)
@@ -262,8 +292,16 @@ def test_one_players_games_ending_in_one_batch_count_in_order(tmp_path: Path) ->
 
         def ended(record: GameRecord, status: GameStatus, n: int) -> GameRecord:
             return GameRecord(
-                record.id, player, record.code, record.started_at_ms, status, 40 + n, 250,
-                10_000 + n, 9_000 - n if status is W else None, record.log_length + 1,
+                record.id,
+                player,
+                record.code,
+                record.started_at_ms,
+                status,
+                40 + n,
+                250,
+                10_000 + n,
+                9_000 - n if status is W else None,
+                record.log_length + 1,
             )
 
         async def append(record: GameRecord, kind: TallyKind, status: GameStatus) -> GameRecord:
@@ -279,16 +317,28 @@ def test_one_players_games_ending_in_one_batch_count_in_order(tmp_path: Path) ->
             after = await asyncio.gather(*won, *lost)
             assert len(commits) - before == 1  # all seven in one transaction
             totals, codes = recount(after)
-            assert await store.totals(player) == totals == PlayerTotals(
-                games=7, wins=5, current_streak=0, best_streak=5, best_time_ms=8_996,
-                fewest_moves=40,
+            assert (
+                await store.totals(player)
+                == totals
+                == PlayerTotals(
+                    games=7,
+                    wins=5,
+                    current_streak=0,
+                    best_streak=5,
+                    best_time_ms=8_996,
+                    fewest_moves=40,
+                )
             )
             async with db.reading() as conn:
                 kept: dict[str, int | None] = dict(
-                    (await conn.execute(
-                        text("SELECT id, streak_before FROM solitaire_games WHERE id IN "
-                             "('g5', 'g6')")
-                    )).all()
+                    (
+                        await conn.execute(
+                            text(
+                                "SELECT id, streak_before FROM solitaire_games WHERE id IN "
+                                "('g5', 'g6')"
+                            )
+                        )
+                    ).all()
                 )
             assert kept == {"g5": 5, "g6": 0}  # the second loss found the streak already ended
             # both losses undone in one transaction, the later first: the streak is back
@@ -315,6 +365,9 @@ def test_one_players_games_ending_in_one_batch_count_in_order(tmp_path: Path) ->
 def replace_status(record: GameRecord) -> GameRecord:
     """A game as it was before its last move was undone (only its log has grown)."""
     return GameRecord(
-        record.id, record.player_id, record.code, record.started_at_ms,
+        record.id,
+        record.player_id,
+        record.code,
+        record.started_at_ms,
         log_length=record.log_length,
     )

@@ -211,3 +211,25 @@ def test_explain_agrees_with_what_a_tap_does(number: int, picks: list[int]) -> N
             result = Game.from_dict(game.to_dict()).tap(target)
             assert why == result.reason
             assert (why is None) == (result.kind not in (TapKind.IGNORED, TapKind.RESELECTED))
+
+
+@PROPERTY
+@given(deal_numbers, choices)
+def test_free_cards_and_pairs_equal_their_definition_after_every_action(
+    number: int, picks: list[int]
+) -> None:
+    """The engine keeps the last answer of ``pairs`` and the free positions of each set of cards
+    present: asked again and again through taps, undos and a game rebuilt from its snapshot,
+    they still say exactly what the layout says."""
+    for game, _action, _before in random_play(number, picks):
+        for copy in (game, Game.from_dict(game.to_dict())):
+            free = free_by_definition(copy)
+            top = copy.waste[-1].rank if copy.waste else None
+            pairs: list[tuple[int, int | str]] = []
+            for i, p in enumerate(free):
+                pairs.extend((p, q) for q in free[i + 1 :] if rank(copy, q) == rank(copy, p))
+                if rank(copy, p) == top:
+                    pairs.append((p, "waste"))
+            assert list(copy.free_positions()) == free
+            assert list(copy.pairs()) == pairs
+            assert list(copy.pairs()) == pairs  # asked twice: the kept answer

@@ -181,6 +181,11 @@ class HeartsService:
         for task in tasks:
             task.cancel()
         for task in tasks:
+            # cancelled again each second until it ends: a client library can turn a
+            # cancellation into an error of its own, which a loop here may log and go on from
+            while not task.done():
+                await asyncio.wait({task}, timeout=1.0)
+                task.cancel()
             with contextlib.suppress(BaseException):
                 await task
         self._drivers.clear()

@@ -20,6 +20,7 @@ from heartsuit.server.solitaire_protocol import (
     TapAnswers,
 )
 from heartsuit.solitaire import Game, Outcome, TapResult
+from heartsuit.solitaire.codes import Deal
 from heartsuit.solitaire.undo import UNDO_LIMIT
 
 
@@ -38,6 +39,25 @@ def _heart_card(
     return HeartCardView(
         card=text, rank=rank, free=free, outlined=outlined, dimmed=dimmed, selected=selected
     )
+
+
+#: the heart card views of the deals shown lately, by (the deal's id, position, flags): the card
+#: at a position is the deal's, so plain numbers find its view, with no card to hash (each entry
+#: keeps its deal, so that no other deal can take its id while it is here)
+_HEART_VIEWS: dict[tuple[int, int, int], tuple[Deal, HeartCardView]] = {}
+_HEART_VIEWS_LIMIT = 1 << 16
+
+
+def _heart_view(game: Game, position: int, flags: int) -> HeartCardView:
+    """The view of the heart card at ``position`` with ``flags`` (1 free, 2 outlined, 4 dimmed,
+    8 selected), built once per deal and kept."""
+    card = game.heart[position - 1]
+    assert card is not None  # asked for the cards there only
+    view = _heart_card(card, bool(flags & 1), bool(flags & 2), bool(flags & 4), bool(flags & 8))
+    if len(_HEART_VIEWS) >= _HEART_VIEWS_LIMIT:
+        _HEART_VIEWS.clear()
+    _HEART_VIEWS[(id(game.deal), position, flags)] = (game.deal, view)
+    return view
 
 
 def game_view(
@@ -60,18 +80,29 @@ def game_view(
     outlined = set(game.outlined())
     dimmed = set(game.dimmed())
     selected = game.selected
-    free = set(game.free_positions())
+    flags = [0] * 26  # by position: 1 free, 2 outlined, 4 dimmed, 8 selected
+    for position in game.free_positions():
+        flags[position] = 1
+    for target in outlined:
+        if isinstance(target, int):
+            flags[target] |= 2
+    for target in dimmed:
+        if isinstance(target, int):
+            flags[target] |= 4
+    if isinstance(selected, int):
+        flags[selected] |= 8
+    deal = game.deal
+    deal_id = id(deal)
     heart: list[HeartCardView | None] = []
     for position, card in enumerate(game.heart, start=1):
         if card is None:
             heart.append(None)
             continue
-        heart.append(
-            _heart_card(
-                card, position in free, position in outlined, position in dimmed,
-                selected == position,
-            )
-        )
+        known = _HEART_VIEWS.get((deal_id, position, flags[position]))
+        if known is not None and known[0] is deal:
+            heart.append(known[1])
+        else:
+            heart.append(_heart_view(game, position, flags[position]))
     waste = game.waste
     waste_top: CardView | None = None
     if waste:
@@ -83,13 +114,11 @@ def game_view(
             dimmed="waste" in dimmed,
             selected=selected == "waste",
         )
+    outcome = game.outcome
     # placement help: with no pair to take, the stock is the only useful move (a newcomer may
     # not guess that a tap turns up a card)
     stock_outlined = (
-        placement_help
-        and game.outcome is Outcome.PLAYING
-        and not outlined
-        and bool(game.stock or waste)
+        placement_help and outcome is Outcome.PLAYING and not outlined and bool(game.stock or waste)
     )
     return GameView(
         id=game_id,
@@ -102,7 +131,7 @@ def game_view(
         score=game.score,
         moves=game.moves,
         undo_left=min(game.undo_depth, UNDO_LIMIT),
-        outcome=game.outcome.value,
+        outcome=outcome.value,
         elapsed_ms=round(game.elapsed(now_ms / 1000) * 1000),
         started_at_ms=started_at_ms,
         under_way=under_way,

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from functools import lru_cache
 from typing import Any, Literal
 
 from heartsuit.cards import Card
@@ -50,6 +51,17 @@ from heartsuit.solitaire.undo import (
     Redealt,
     record_to_json,
 )
+
+#: the free positions of each set of cards present (a pure function of it, asked after every
+#: tap and for every view), kept for the sets seen lately
+_FREE: dict[int, tuple[int, ...]] = {}
+_FREE_LIMIT = 1 << 16
+
+_PairsKey = tuple[int, int | None]
+_Pairs = tuple[tuple[Selection, Selection], ...]
+
+#: the code of a deal number (the same text every time it is asked)
+_code_of = lru_cache(maxsize=4096)(format_code)
 
 __all__ = [
     "Action",
@@ -101,6 +113,8 @@ class Game:
         self._stock: list[Card] = list(deal.stock)
         self._waste: list[Card] = list(deal.waste)
         self._present = (1 << 25) - 1  # bit p-1 set while position p holds a card
+        #: the last answer of :meth:`pairs`, with the cards present and the waste top it was for
+        self._pairs_of: tuple[_PairsKey | None, _Pairs] = (None, ())
         self._selected: Selection | None = None
         self._score = 0
         self._moves = 0
@@ -186,7 +200,7 @@ class Game:
     # ----------------------------------------------------------------- reading the state
     @property
     def code(self) -> str:
-        return format_code(self.deal.number)
+        return _code_of(self.deal.number)
 
     @property
     def heart(self) -> tuple[Card | None, ...]:
@@ -269,11 +283,15 @@ class Game:
     def free_positions(self) -> tuple[int, ...]:
         """The positions of the free heart cards, in order."""
         present = self._present
-        return tuple(
-            p
-            for p in POSITIONS
-            if present >> (p - 1) & 1 and not COVER_MASKS[p - 1] & present
-        )
+        known = _FREE.get(present)
+        if known is None:
+            known = tuple(
+                p for p in POSITIONS if present >> (p - 1) & 1 and not COVER_MASKS[p - 1] & present
+            )
+            if len(_FREE) >= _FREE_LIMIT:
+                _FREE.clear()
+            _FREE[present] = known
+        return known
 
     def elapsed(self, now: float | None = None) -> float:
         """Seconds played up to ``now``; frozen while the game is over."""
@@ -281,15 +299,22 @@ class Game:
 
     def pairs(self) -> tuple[tuple[Selection, Selection], ...]:
         """Every pair that could be removed now: (position, position) or (position, "waste")."""
-        free = self.free_positions()
         top = self._waste[-1].rank if self._waste else None
+        # the heart's ranks are the deal's: the cards there and the waste's top say it all
+        # (a view asks several times per state: for the outlines, the answers, the judge)
+        key = (self._present, top)
+        if self._pairs_of[0] == key:
+            return self._pairs_of[1]
+        free = self.free_positions()
         out: list[tuple[Selection, Selection]] = []
         for i, p in enumerate(free):
             rank = self._rank(p)
             out.extend((p, q) for q in free[i + 1 :] if self._rank(q) == rank)
             if rank == top:
                 out.append((p, "waste"))
-        return tuple(out)
+        found = tuple(out)
+        self._pairs_of = (key, found)
+        return found
 
     # ----------------------------------------------------------------- placement help
     def outlined(self) -> tuple[Target, ...]:
@@ -401,6 +426,7 @@ class Game:
         )
         game._heart = list(snap.heart)
         game._present = sum(1 << i for i, card in enumerate(snap.heart) if card is not None)
+        game._pairs_of = (None, ())
         game._stock = list(snap.stock)
         game._waste = list(snap.waste)
         game._score = snap.score
