@@ -482,8 +482,10 @@ class Load:
         req = message.get("req")
         if isinstance(req, int):
             sent = player.sent.pop(req, None)
-            if sent is not None and kind == "hearts.state" and player.table is not None:
-                player.table.pending.append((sent, int(message["table"]["version"])))
+            # the answer to an action: its whole state, or a patch (a card within a trick)
+            answered = kind in ("hearts.state", "hearts.patch") and state is not None
+            if sent is not None and answered and player.table is not None:
+                player.table.pending.append((sent, int(state["table"]["version"])))
                 if self.window[0] <= now <= self.window[1]:
                     self.actions += 1
         if state is not None:

@@ -255,14 +255,15 @@ def test_online_bad_inputs_change_nothing(site: Site) -> None:
         stale = turn.ask("hearts.play", table=table, token=turn.token, card=card, version=0)
         assert stale["code"] == "stale" and stale["state"]["table"]["version"] == before
         ok = turn.ask("hearts.play", table=table, token=turn.token, card=card, version=turn.version)
-        assert ok["type"] == "hearts.state"
+        assert ok["type"] in ("hearts.state", "hearts.patch"), ok  # a patch within a trick
+        assert turn.version == before + 1
         # the same intent again: refused, never applied twice
         again = turn.ask(
             "hearts.play",
             table=table,
             token=turn.token,
             card=card,
-            version=ok["table"]["version"] - 1,
+            version=turn.version - 1,
         )
         assert again["type"] == "error"
         assert log_length(site, table) >= before + 1
@@ -614,21 +615,40 @@ def test_a_person_who_gives_no_name_is_stored_unnamed(site: Site) -> None:
 # --- patches ----------------------------------------------------------------------------------
 
 
-def test_seats_that_wait_get_patches_that_make_the_state_a_fresh_open_shows(site: Site) -> None:
+def test_cards_within_a_trick_reach_every_seat_as_patches_that_make_the_state_a_fresh_open_shows(
+    site: Site,
+) -> None:
     """Four people over the real WebSocket play two hands: a card played within a trick
-    reaches the seats that neither played it nor play next as a ``hearts.patch`` (only public
-    fields), never the seat to play next; after each hand every person's patched state is the
-    state a fresh ``hearts.open`` of their seat returns (but the events since)."""
+    reaches every seat as a ``hearts.patch``: the seats that only wait get public fields only;
+    the person who played it gets a patch as the reply to the card (with their own hand, legal
+    cards and reasons), and the person to play next a pushed patch with the same fields of
+    their own; after each hand every person's patched state is the state a fresh
+    ``hearts.open`` of their seat returns (but the events since)."""
     with ExitStack() as stack:
         seats = online_table(site, stack)
         play_until_over(seats, hands=2)
         for person in seats:
             patches = [f for f in person.frames if f.get("type") == "hearts.patch"]
             assert len(patches) >= 10, f"seat {person.seat} got {len(patches)} patches"
+            replies = [p for p in patches if "req" in p]
+            next_turns = [p for p in patches if "req" not in p and person.seat in p["awaiting"]]
+            waits = [p for p in patches if "req" not in p and person.seat not in p["awaiting"]]
+            assert replies and next_turns and waits
             for patch in patches:
-                assert person.seat not in patch["awaiting"]
                 assert set(patch["public"]) <= PATCHED_FIELDS
                 assert [e["type"] for e in patch["events"]] == ["played"]
+            for patch in replies:
+                # the card just played left this seat's hand; it is not this seat's turn now
+                played = patch["events"][0]
+                assert played["seat"] == person.seat
+                assert played["card"] not in patch["view"]["hand"]
+                assert person.seat not in patch["awaiting"]
+                assert patch["view"]["legal"] == [] and patch["illegal"] == {}
+            for patch in next_turns:
+                assert patch["view"]["legal"], patch
+                assert set(patch["view"]["legal"]) <= set(patch["view"]["hand"])
+            for patch in waits:
+                assert "view" not in patch and "illegal" not in patch
             # the state this socket made from its patches, against a fresh one
             fresh = seat(site, stack)
             reply = fresh.open(person.table, [person.token], take_over=True)

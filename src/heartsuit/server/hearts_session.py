@@ -301,6 +301,12 @@ class HeartsSession:
         )
 
     async def _reply(self, live: LiveTable, req: int | None) -> None:
+        """The answer to this socket's intent: a patch when one will do (the socket acted on
+        the version before, e.g. played a card within a trick), else the whole state."""
+        patch = self._patch(live)
+        if patch is not None:
+            await self.link.send(patch, req)
+            return
         await self.link.send(await self._frame(live, self._seen(live)), req)
 
     def _seen(self, live: LiveTable) -> int | None:

@@ -176,18 +176,17 @@ function push(message) {
 }
 
 /**
- * A `hearts.patch` (a card played within a trick, while this screen's seat waits): the public
- * fields it names are set in the newest state held, in its public part and in this seat's own
- * view alike, and the result is taken like a pushed state. A patch that does not follow that
- * state (a version missed) brings the whole state again instead; an older one is ignored.
+ * A `hearts.patch` (a card played within a trick): the public fields it names are set in the
+ * newest state held, in its public part and in this seat's own view alike; when this seat
+ * played the card or plays next, the patch also brings its own `hand` and `legal` (set in its
+ * view) and its `illegal` reasons. The result is exactly the whole state the server would have
+ * sent. Returns null when the patch does not follow the newest state held (`gap`: a version
+ * was missed; else it is already held).
  */
-function patched(message) {
+function patchedState(message) {
   const latest = queue.length ? queue[queue.length - 1] : state;
-  if (latest && message.version <= latest.table.version) return; // already held
-  if (!latest || latest.table.version !== message.version - 1) {
-    resync();
-    return;
-  }
+  if (latest && message.version <= latest.table.version) return { next: null, gap: false };
+  if (!latest || latest.table.version !== message.version - 1) return { next: null, gap: true };
   const next = structuredClone(latest);
   next.table.version = message.version;
   next.awaiting = message.awaiting;
@@ -195,9 +194,19 @@ function patched(message) {
     next.public[key] = value;
     if (next.view && key in next.view) next.view[key] = structuredClone(value);
   }
+  if (next.view && message.view) Object.assign(next.view, message.view);
+  if (message.illegal) next.illegal = message.illegal;
   next.events = message.events;
   next.resync = false;
-  push(next);
+  return { next, gap: false };
+}
+
+/** A pushed patch: taken like a pushed state; one that does not follow the newest state held
+ * (something was missed) brings the whole state again instead; an older one is ignored. */
+function patched(message) {
+  const { next, gap } = patchedState(message);
+  if (next) push(next);
+  else if (gap) resync();
 }
 
 let resyncing = false;
@@ -224,8 +233,16 @@ function drain() {
   }
 }
 
-/** A state that answers this page's request: drawn now, ahead of any queued push. */
+/** A state (or a patch) that answers this page's request: drawn now, ahead of any queued
+ * push. */
 function accept(message, fromRequest = false) {
+  if (message.type === "hearts.patch" && message.table === tableId) {
+    // the answer to a card played within a trick: a patch on the newest state held
+    const { next, gap } = patchedState(message);
+    if (gap) resync();
+    if (!next) return;
+    message = next;
+  }
   if (message.type !== "hearts.state") return;
   if (fromRequest) {
     queue = queue.filter((m) => m.table.version > message.table.version);
