@@ -634,16 +634,26 @@ def test_cards_within_a_trick_reach_every_seat_as_patches_that_make_the_state_a_
             next_turns = [p for p in patches if "req" not in p and person.seat in p["awaiting"]]
             waits = [p for p in patches if "req" not in p and person.seat not in p["awaiting"]]
             assert replies and next_turns and waits
+            # a trick's end is a patch too (the hand's is not)
+            assert any("tricks_played" in p["public"] for p in patches)
             for patch in patches:
                 assert set(patch["public"]) <= PATCHED_FIELDS
-                assert [e["type"] for e in patch["events"]] == ["played"]
+                assert [e["type"] for e in patch["events"]] in (
+                    ["played"],
+                    ["played", "trick_done"],
+                )
             for patch in replies:
-                # the card just played left this seat's hand; it is not this seat's turn now
+                # the card just played left this seat's hand; it is not this seat's turn now,
+                # unless its card ended the trick and won it
                 played = patch["events"][0]
                 assert played["seat"] == person.seat
                 assert played["card"] not in patch["view"]["hand"]
-                assert person.seat not in patch["awaiting"]
-                assert patch["view"]["legal"] == [] and patch["illegal"] == {}
+                if person.seat in patch["awaiting"]:
+                    assert patch["events"][-1]["type"] == "trick_done"
+                    assert patch["events"][-1]["winner"] == person.seat
+                    assert patch["view"]["legal"]
+                else:
+                    assert patch["view"]["legal"] == [] and patch["illegal"] == {}
             for patch in next_turns:
                 assert patch["view"]["legal"], patch
                 assert set(patch["view"]["legal"]) <= set(patch["view"]["hand"])

@@ -268,11 +268,12 @@ class StateFrames:
         before ``live``'s to it, or None when that socket needs the whole state.
 
         A patch is made only when the step changed nothing but the public fields of
-        :data:`PATCHED_FIELDS` (a card played within a trick, on a table that is not a shared
-        device). When the seat shown is awaited before or after the step (it played the card,
-        or plays next), the patch also carries that seat's own ``hand`` and ``legal`` (in
-        ``view``) and its ``illegal`` reasons, from its own view only; its other own fields
-        (``must_pass``, ``passed``, ``received``, ``pass_to``) do not change within a trick.
+        :data:`PATCHED_FIELDS` (a card played within a trick or one that ends a trick but not
+        the hand, on a table that is not a shared device). When the seat shown is awaited
+        before or after the step (it played the card, or plays next), the patch also carries
+        that seat's own ``hand`` and ``legal`` (in ``view``) and its ``illegal`` reasons, from
+        its own view only; its other own fields (``must_pass``, ``passed``, ``received``,
+        ``pass_to``) do not change within the play.
         The socket must also be shown the same table part as before (its caller checks), and
         have seen exactly the version before. Everything else in it comes from the public
         part, as in a whole state.
@@ -327,9 +328,21 @@ class StateFrames:
 
 
 #: the public fields a ``hearts.patch`` may carry: what a card played within a trick changes
-#: (the seat views share them, so a client sets each in its public part and in its own view)
+#: (the seat views share them, so a client sets each in its public part and in its own view),
+#: and at a trick's end (not the hand's) also the last trick and the count of tricks played,
+#: which a client also adds to its view's finished ``tricks``
 PATCHED_FIELDS = frozenset(
-    {"trick", "to_play", "cards_left", "hearts_broken", "points_taken", "held_over", "kitty_size"}
+    {
+        "trick",
+        "to_play",
+        "cards_left",
+        "hearts_broken",
+        "points_taken",
+        "held_over",
+        "kitty_size",
+        "last_trick",
+        "tricks_played",
+    }
 )
 
 
@@ -344,6 +357,9 @@ def apply_patch(state: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any] 
     view = state["view"]
     if view is not None:
         view = {**view, **{k: v for k, v in patch["public"].items() if k in view}}
+        if "tricks_played" in patch["public"]:
+            # a trick ended: the view's finished tricks end with it
+            view["tricks"] = [*view["tricks"], patch["public"]["last_trick"]]
         # the seat's own cards, when it played or plays next
         view.update(patch.get("view", {}))
     made = {
@@ -494,6 +510,10 @@ def _patch_text(
     changed = {key: value for key, value in new.items() if old[key] != value}
     if not changed.keys() <= PATCHED_FIELDS:
         return None
+    if ("last_trick" in changed or "tricks_played" in changed) and (
+        new["tricks_played"] != old["tricks_played"] + 1 or new["last_trick"] is None
+    ):
+        return None  # one trick more (a client adds the last one to its view's tricks)
     events = live.events_since(live.version - 1)
     if events is None:
         return None

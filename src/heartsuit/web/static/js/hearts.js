@@ -176,8 +176,9 @@ function push(message) {
 }
 
 /**
- * A `hearts.patch` (a card played within a trick): the public fields it names are set in the
- * newest state held, in its public part and in this seat's own view alike; when this seat
+ * A `hearts.patch` (a card played within a trick, or one that ends a trick but not the hand):
+ * the public fields it names are set in the newest state held, in its public part and in this
+ * seat's own view alike (at a trick's end the view's `tricks` gain `last_trick`); when this seat
  * played the card or plays next, the patch also brings its own `hand` and `legal` (set in its
  * view) and its `illegal` reasons. The result is exactly the whole state the server would have
  * sent. Returns null when the patch does not follow the newest state held (`gap`: a version
@@ -194,6 +195,8 @@ function patchedState(message) {
     next.public[key] = value;
     if (next.view && key in next.view) next.view[key] = structuredClone(value);
   }
+  // a trick ended (not the hand): the view's finished tricks end with it
+  if (next.view && "tricks_played" in message.public) next.view.tricks.push(structuredClone(message.public.last_trick));
   if (next.view && message.view) Object.assign(next.view, message.view);
   if (message.illegal) next.illegal = message.illegal;
   next.events = message.events;
