@@ -151,7 +151,7 @@ def test_a_patch_makes_exactly_the_state_it_replaces(
         return state
 
     held = {seat: whole(seat) for seat in shown}
-    patched = whole_states = steps = own_patches = trick_ends = 0
+    patched = whole_states = steps = own_patches = trick_ends = passes = 0
     while live.status == "playing" and steps < 2000:
         assert live.match is not None
         awaited_before = set(live.awaiting())
@@ -175,15 +175,17 @@ def test_a_patch_makes_exactly_the_state_it_replaces(
             involved = view_seat in awaited_before or view_seat in message["awaiting"]
             if involved:
                 assert set(message) >= {"view", "illegal"}
-                assert set(message["view"]) == {"hand", "legal"}
+                assert set(message["view"]) == {"hand", "legal", "must_pass", "passed", "received"}
                 own_patches += 1
             else:
                 assert "view" not in message and "illegal" not in message
             held[view_seat] = made
             patched += 1
             trick_ends += "tricks_played" in message["public"]
+            passes += "passed" in message["public"]
     assert live.status == "over"
     assert trick_ends > 0  # a trick's end (not the hand's) is a patch too
+    assert passes > 0 or not rules.passing  # so is a pass (not the last of a hand's)
     # within a trick and at a trick's end every socket gets a patch (the one that played and
     # the one to play next too): with four seats 48 of the 52 cards of a hand, to all 5 of
     # these sockets
@@ -203,12 +205,12 @@ def test_a_patch_over_a_missed_version_is_refused() -> None:
     }
     old = json.loads(encode(frames.text(live, **fields)))
     made = None
-    for step in range(40):  # through the pass, until a card is played within a trick
+    for step in range(40):  # past the first step, until a step a patch may carry
         assert live.match is not None
         action = computer_action(live.match, live.awaiting()[0], "easy", f"gap/{step}")
         live.apply(live.entry("action", action.to_dict(), 2 + step))
         patch = frames.patch(live, view_seat=2)
-        if patch is not None:
+        if patch is not None and step > 0:
             message = json.loads(encode(patch))
             # the socket still holds a state several versions old: it must ask again
             assert old["table"]["version"] < message["version"] - 1

@@ -618,15 +618,17 @@ def test_a_person_who_gives_no_name_is_stored_unnamed(site: Site) -> None:
 def test_cards_within_a_trick_reach_every_seat_as_patches_that_make_the_state_a_fresh_open_shows(
     site: Site,
 ) -> None:
-    """Four people over the real WebSocket play two hands: a card played within a trick
-    reaches every seat as a ``hearts.patch``: the seats that only wait get public fields only;
-    the person who played it gets a patch as the reply to the card (with their own hand, legal
-    cards and reasons), and the person to play next a pushed patch with the same fields of
-    their own; after each hand every person's patched state is the state a fresh
-    ``hearts.open`` of their seat returns (but the events since)."""
+    """Four people over the real WebSocket play two hands: a card played within a trick (and
+    at a trick's end, and a pass but the last) reaches every seat as a ``hearts.patch``: the
+    seats that only wait get public fields only; the person who played it gets a patch as the
+    reply to the card (with their own hand, legal cards and reasons), and the person to play
+    next a pushed patch with the same fields of their own; after each hand every person's
+    patched state is the state a fresh ``hearts.open`` of their seat returns (but the events
+    since)."""
     with ExitStack() as stack:
         seats = online_table(site, stack)
         play_until_over(seats, hands=2)
+        pass_replies = 0
         for person in seats:
             patches = [f for f in person.frames if f.get("type") == "hearts.patch"]
             assert len(patches) >= 10, f"seat {person.seat} got {len(patches)} patches"
@@ -641,7 +643,16 @@ def test_cards_within_a_trick_reach_every_seat_as_patches_that_make_the_state_a_
                 assert [e["type"] for e in patch["events"]] in (
                     ["played"],
                     ["played", "trick_done"],
+                    ["passed"],
                 )
+            passes = [p for p in replies if p["events"][0]["type"] == "passed"]
+            # a pass but the last of a hand: the seat's own cards passed, none to pass now
+            pass_replies += len(passes)
+            for patch in passes:
+                assert patch["events"][0]["seat"] == person.seat
+                assert not patch["view"]["must_pass"] and len(patch["view"]["passed"]) == 3
+                assert person.seat not in patch["awaiting"]
+            replies = [p for p in replies if p not in passes]
             for patch in replies:
                 # the card just played left this seat's hand; it is not this seat's turn now,
                 # unless its card ended the trick and won it
@@ -655,6 +666,9 @@ def test_cards_within_a_trick_reach_every_seat_as_patches_that_make_the_state_a_
                 else:
                     assert patch["view"]["legal"] == [] and patch["illegal"] == {}
             for patch in next_turns:
+                if patch["events"][0]["type"] == "passed":
+                    assert patch["view"]["must_pass"]  # another's pass: this seat still passes
+                    continue
                 assert patch["view"]["legal"], patch
                 assert set(patch["view"]["legal"]) <= set(patch["view"]["hand"])
             for patch in waits:
@@ -668,6 +682,8 @@ def test_cards_within_a_trick_reach_every_seat_as_patches_that_make_the_state_a_
             for key in ("you", "awaiting", "public", "view", "illegal", "pass_to", "sheet"):
                 assert reply[key] == held[key], key
             assert reply["table"] == held["table"]
+        # the people pass in turn here: all passes of a hand but the last are patches
+        assert pass_replies >= 2 * 3
 
 
 def test_a_shared_device_never_gets_a_patch(site: Site) -> None:

@@ -269,11 +269,13 @@ class StateFrames:
 
         A patch is made only when the step changed nothing but the public fields of
         :data:`PATCHED_FIELDS` (a card played within a trick or one that ends a trick but not
-        the hand, on a table that is not a shared device). When the seat shown is awaited
-        before or after the step (it played the card, or plays next), the patch also carries
-        that seat's own ``hand`` and ``legal`` (in ``view``) and its ``illegal`` reasons, from
-        its own view only; its other own fields (``must_pass``, ``passed``, ``received``,
-        ``pass_to``) do not change within the play.
+        the hand, a pass that is not the last; on a table that is not a shared device). When
+        the seat shown is awaited before or after the step (it acted, acts next, or has still
+        to pass), the patch also carries that seat's own fields (``hand``, ``legal``,
+        ``must_pass``, ``passed``, ``received``, in ``view``) and its ``illegal`` reasons, from
+        its own view only; ``pass_to`` does not change in such a step (same phase and pass
+        direction), and a seat awaited neither before nor after it has none of its own fields
+        changed.
         The socket must also be shown the same table part as before (its caller checks), and
         have seen exactly the version before. Everything else in it comes from the public
         part, as in a whole state.
@@ -294,12 +296,13 @@ class StateFrames:
             return None
         if view_seat is None or (view_seat not in now[1] and view_seat not in before[1]):
             return Encoded(common["text"] + "}")
-        if now[0]["phase"] != "play":
-            return None
         own = match.view(view_seat)
         return Encoded(
             f'{common["text"]},"view":{{"hand":{_codes_json(own.hand)},'
-            f'"legal":{_codes_json(own.legal)}}},"illegal":{_json(illegal_reasons(match, own))}}}'
+            f'"legal":{_codes_json(own.legal)},'
+            f'"must_pass":{"true" if own.must_pass else "false"},'
+            f'"passed":{_codes_json(own.passed)},"received":{_codes_json(own.received)}}},'
+            f'"illegal":{_json(illegal_reasons(match, own))}}}'
         )
 
     def _shared(self, kept: _Kept, live: LiveTable) -> dict[str, str]:
@@ -330,9 +333,11 @@ class StateFrames:
 #: the public fields a ``hearts.patch`` may carry: what a card played within a trick changes
 #: (the seat views share them, so a client sets each in its public part and in its own view),
 #: and at a trick's end (not the hand's) also the last trick and the count of tricks played,
-#: which a client also adds to its view's finished ``tricks``
+#: which a client also adds to its view's finished ``tricks``; during the pass (but its last),
+#: who has passed (``passed``: public, not the view's own field of that name)
 PATCHED_FIELDS = frozenset(
     {
+        "passed",
         "trick",
         "to_play",
         "cards_left",
@@ -356,7 +361,9 @@ def apply_patch(state: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any] 
     public = {**state["public"], **patch["public"]}
     view = state["view"]
     if view is not None:
-        view = {**view, **{k: v for k, v in patch["public"].items() if k in view}}
+        # (the public "passed", who has passed, is not the view's own "passed", its cards)
+        shared = {k: v for k, v in patch["public"].items() if k in view and k not in PRIVATE_FIELDS}
+        view = {**view, **shared}
         if "tricks_played" in patch["public"]:
             # a trick ended: the view's finished tricks end with it
             view["tricks"] = [*view["tricks"], patch["public"]["last_trick"]]

@@ -66,6 +66,8 @@ const el = {
 const TRICK_PAUSE_MS = 1100;
 // the narrowest strip of an overlapped hand card still easy to tap; below it the hand wraps
 const CARD_STRIP_PX = 18;
+// the fields of a seat's view that are its own (a patch sets them from its `view` only)
+const OWN_FIELDS = new Set(["seat", "hand", "legal", "must_pass", "passed", "received"]);
 
 let state = null; // the state drawn now
 let shown = 0; // states drawn, exposed as data-seq for tests
@@ -176,10 +178,11 @@ function push(message) {
 }
 
 /**
- * A `hearts.patch` (a card played within a trick, or one that ends a trick but not the hand):
+ * A `hearts.patch` (a card played within a trick, or one that ends a trick but not the hand,
+ * or a pass but the last):
  * the public fields it names are set in the newest state held, in its public part and in this
  * seat's own view alike (at a trick's end the view's `tricks` gain `last_trick`); when this seat
- * played the card or plays next, the patch also brings its own `hand` and `legal` (set in its
+ * acted, acts next or has still to pass, the patch also brings its own fields (set in its
  * view) and its `illegal` reasons. The result is exactly the whole state the server would have
  * sent. Returns null when the patch does not follow the newest state held (`gap`: a version
  * was missed; else it is already held).
@@ -193,7 +196,8 @@ function patchedState(message) {
   next.awaiting = message.awaiting;
   for (const [key, value] of Object.entries(message.public)) {
     next.public[key] = value;
-    if (next.view && key in next.view) next.view[key] = structuredClone(value);
+    // the public `passed` (who has passed) is not the view's own `passed` (its cards)
+    if (next.view && key in next.view && !OWN_FIELDS.has(key)) next.view[key] = structuredClone(value);
   }
   // a trick ended (not the hand): the view's finished tricks end with it
   if (next.view && "tricks_played" in message.public) next.view.tricks.push(structuredClone(message.public.last_trick));
