@@ -482,7 +482,7 @@ class Load:
         req = message.get("req")
         if isinstance(req, int):
             sent = player.sent.pop(req, None)
-            # the answer to an action: its whole state, or a patch (a card within a trick)
+            # the answer to an action: its whole state, or a patch (a card within a trick, a pass)
             answered = kind in ("hearts.state", "hearts.patch") and state is not None
             if sent is not None and answered and player.table is not None:
                 player.table.pending.append((sent, int(state["table"]["version"])))
