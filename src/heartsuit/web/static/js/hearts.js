@@ -179,9 +179,8 @@ function push(message) {
 
 /**
  * A `hearts.patch` (a card played within a trick, or one that ends a trick but not the hand,
- * or a pass but the last):
- * the public fields it names are set in the newest state held, in its public part and in this
- * seat's own view alike (at a trick's end the view's `tricks` gain `last_trick`); when this seat
+ * or a pass but the last): the public fields it names are set in the newest state held, in its
+ * public part and in this seat's own view alike (at a trick's end the view's `tricks` gain `last_trick`); when this seat
  * acted, acts next or has still to pass, the patch also brings its own fields (set in its
  * view) and its `illegal` reasons. The result is exactly the whole state the server would have
  * sent. Returns null when the patch does not follow the newest state held (`gap`: a version
@@ -244,7 +243,7 @@ function drain() {
  * push. */
 function accept(message, fromRequest = false) {
   if (message.type === "hearts.patch" && message.table === tableId) {
-    // the answer to a card played within a trick: a patch on the newest state held
+    // the answer to this page's pass or card: a patch on the newest state held
     const { next, gap } = patchedState(message);
     if (gap) resync();
     if (!next) return;
