@@ -161,8 +161,8 @@ def main() -> None:
 def whole_hands(seed: int) -> dict[str, tuple[float, float, float, float]]:
     """Per version, averaged over up to 224 actions of a four-person table: CPU microseconds
     to make the four sockets' frames, their bytes raw and deflated, and the deflate's CPU;
-    ``whole``: a whole state to each socket, ``patch``: as the server sends them (the seat
-    that acted and the seat to act next whole, the others a patch where one will do)."""
+    ``whole``: a whole state to each socket, ``patch``: as the server sends them (a patch
+    to every socket where one will do: a card played within a trick)."""
     rules = Rules.preset("standard")
     record = TableRecord(
         "benchtable000002", "online", "standard", rules.to_dict(), seed, "ABCD2345", 0
@@ -189,7 +189,7 @@ def whole_hands(seed: int) -> dict[str, tuple[float, float, float, float]]:
             texts = []
             for seat in range(4):
                 patch = None
-                if way == "patch" and seat != actor:
+                if way == "patch":
                     patch = frames.patch(live, view_seat=seat)
                 texts.append(
                     patch

@@ -31,8 +31,9 @@ Each run is a fresh server; several runs per size, medians printed. ``--profile 
 the server with py-spy during the window (collapsed stacks, one file per run; only samples
 that hold the GIL, so threads waiting for it do not count as work; zlib and socket writes
 that release it are undercounted). ``BENCH_GC_LOG=file`` makes the server write a line per
-garbage collection (generation, ms), ``BENCH_GC_THRESHOLD=a,b,c`` sets its ``gc`` thresholds,
-``BENCH_GC_FREEZE=0`` leaves out the ``gc.freeze()`` that ``heartsuit serve`` makes once loaded.
+garbage collection (generation, ms), ``BENCH_GC_THRESHOLD=a,b,c`` sets its ``gc`` thresholds
+instead of ``heartsuit serve``'s (``700,10,10`` for Python's own), ``BENCH_GC_FREEZE=0`` leaves
+out the ``gc.freeze()`` and the thresholds that ``heartsuit serve`` sets once loaded.
 
     .venv/bin/python bench/hearts_tables.py --kind online --tables 100,300,1000 --runs 3
     .venv/bin/python bench/hearts_tables.py --kind online --tables 300 --think 0 --runs 3
@@ -94,10 +95,6 @@ def serve(port: int, db: str, pace_ms: int, diagnose: str, what_if: str) -> None
 
     if diagnose:
         time_the_write_lock(diagnose)
-    if os.environ.get("BENCH_GC_THRESHOLD"):
-        import gc
-
-        gc.set_threshold(*(int(x) for x in os.environ["BENCH_GC_THRESHOLD"].split(",")))
     if os.environ.get("BENCH_GC_LOG"):
         log_gc(os.environ["BENCH_GC_LOG"])
     if what_if:
@@ -125,6 +122,10 @@ def serve(port: int, db: str, pace_ms: int, diagnose: str, what_if: str) -> None
     # BENCH_GC_FREEZE=0, to measure without)
     if os.environ.get("BENCH_GC_FREEZE") != "0":
         settle_memory()
+    if os.environ.get("BENCH_GC_THRESHOLD"):  # instead of serve's own thresholds
+        import gc
+
+        gc.set_threshold(*(int(x) for x in os.environ["BENCH_GC_THRESHOLD"].split(",")))
     uvicorn.Server(config).run()
 
 
@@ -482,8 +483,10 @@ class Load:
         req = message.get("req")
         if isinstance(req, int):
             sent = player.sent.pop(req, None)
-            if sent is not None and kind == "hearts.state" and player.table is not None:
-                player.table.pending.append((sent, int(message["table"]["version"])))
+            # the answer to an action: its whole state, or a patch (a card within a trick, a pass)
+            answered = kind in ("hearts.state", "hearts.patch") and state is not None
+            if sent is not None and answered and player.table is not None:
+                player.table.pending.append((sent, int(state["table"]["version"])))
                 if self.window[0] <= now <= self.window[1]:
                     self.actions += 1
         if state is not None:

@@ -170,8 +170,9 @@ def play_until_over(seats: list[Seat], *, hands: int | None = None) -> None:
         if finished(mine):
             continue
         reply = person.act()
-        assert reply["type"] == "hearts.state", reply
-        reached = reply["table"]["version"]
+        # a whole state, or a patch when the card was played within a trick
+        assert reply["type"] in ("hearts.state", "hearts.patch"), reply
+        reached = person.version
     for person in seats[1:]:
         person.until(finished)
 

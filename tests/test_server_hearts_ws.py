@@ -255,14 +255,15 @@ def test_online_bad_inputs_change_nothing(site: Site) -> None:
         stale = turn.ask("hearts.play", table=table, token=turn.token, card=card, version=0)
         assert stale["code"] == "stale" and stale["state"]["table"]["version"] == before
         ok = turn.ask("hearts.play", table=table, token=turn.token, card=card, version=turn.version)
-        assert ok["type"] == "hearts.state"
+        assert ok["type"] in ("hearts.state", "hearts.patch"), ok  # a patch within a trick
+        assert turn.version == before + 1
         # the same intent again: refused, never applied twice
         again = turn.ask(
             "hearts.play",
             table=table,
             token=turn.token,
             card=card,
-            version=ok["table"]["version"] - 1,
+            version=turn.version - 1,
         )
         assert again["type"] == "error"
         assert log_length(site, table) >= before + 1
@@ -614,21 +615,64 @@ def test_a_person_who_gives_no_name_is_stored_unnamed(site: Site) -> None:
 # --- patches ----------------------------------------------------------------------------------
 
 
-def test_seats_that_wait_get_patches_that_make_the_state_a_fresh_open_shows(site: Site) -> None:
-    """Four people over the real WebSocket play two hands: a card played within a trick
-    reaches the seats that neither played it nor play next as a ``hearts.patch`` (only public
-    fields), never the seat to play next; after each hand every person's patched state is the
-    state a fresh ``hearts.open`` of their seat returns (but the events since)."""
+def test_cards_within_a_trick_reach_every_seat_as_patches_that_make_the_state_a_fresh_open_shows(
+    site: Site,
+) -> None:
+    """Four people over the real WebSocket play two hands: a card played within a trick (and
+    at a trick's end, and a pass but the last) reaches every seat as a ``hearts.patch``: the
+    seats that only wait get public fields only; the person who played it gets a patch as the
+    reply to the card (with their own hand, legal cards and reasons), and the person to play
+    next a pushed patch with the same fields of their own; after each hand every person's
+    patched state is the state a fresh ``hearts.open`` of their seat returns (but the events
+    since)."""
     with ExitStack() as stack:
         seats = online_table(site, stack)
         play_until_over(seats, hands=2)
+        pass_replies = 0
         for person in seats:
             patches = [f for f in person.frames if f.get("type") == "hearts.patch"]
             assert len(patches) >= 10, f"seat {person.seat} got {len(patches)} patches"
+            replies = [p for p in patches if "req" in p]
+            next_turns = [p for p in patches if "req" not in p and person.seat in p["awaiting"]]
+            waits = [p for p in patches if "req" not in p and person.seat not in p["awaiting"]]
+            assert replies and next_turns and waits
+            # a trick's end is a patch too (the hand's is not)
+            assert any("tricks_played" in p["public"] for p in patches)
             for patch in patches:
-                assert person.seat not in patch["awaiting"]
                 assert set(patch["public"]) <= PATCHED_FIELDS
-                assert [e["type"] for e in patch["events"]] == ["played"]
+                assert [e["type"] for e in patch["events"]] in (
+                    ["played"],
+                    ["played", "trick_done"],
+                    ["passed"],
+                )
+            passes = [p for p in replies if p["events"][0]["type"] == "passed"]
+            # a pass but the last of a hand: the seat's own cards passed, none to pass now
+            pass_replies += len(passes)
+            for patch in passes:
+                assert patch["events"][0]["seat"] == person.seat
+                assert not patch["view"]["must_pass"] and len(patch["view"]["passed"]) == 3
+                assert person.seat not in patch["awaiting"]
+            replies = [p for p in replies if p not in passes]
+            for patch in replies:
+                # the card just played left this seat's hand; it is not this seat's turn now,
+                # unless its card ended the trick and won it
+                played = patch["events"][0]
+                assert played["seat"] == person.seat
+                assert played["card"] not in patch["view"]["hand"]
+                if person.seat in patch["awaiting"]:
+                    assert patch["events"][-1]["type"] == "trick_done"
+                    assert patch["events"][-1]["winner"] == person.seat
+                    assert patch["view"]["legal"]
+                else:
+                    assert patch["view"]["legal"] == [] and patch["illegal"] == {}
+            for patch in next_turns:
+                if patch["events"][0]["type"] == "passed":
+                    assert patch["view"]["must_pass"]  # another's pass: this seat still passes
+                    continue
+                assert patch["view"]["legal"], patch
+                assert set(patch["view"]["legal"]) <= set(patch["view"]["hand"])
+            for patch in waits:
+                assert "view" not in patch and "illegal" not in patch
             # the state this socket made from its patches, against a fresh one
             fresh = seat(site, stack)
             reply = fresh.open(person.table, [person.token], take_over=True)
@@ -638,6 +682,8 @@ def test_seats_that_wait_get_patches_that_make_the_state_a_fresh_open_shows(site
             for key in ("you", "awaiting", "public", "view", "illegal", "pass_to", "sheet"):
                 assert reply[key] == held[key], key
             assert reply["table"] == held["table"]
+        # the people pass in turn here: all passes of a hand but the last are patches
+        assert pass_replies >= 2 * 3
 
 
 def test_a_shared_device_never_gets_a_patch(site: Site) -> None:

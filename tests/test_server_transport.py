@@ -130,7 +130,7 @@ def test_serve_freezes_what_start_up_made_and_takes_the_bench_options(tmp_path: 
     bench gets exactly ``serve``'s configuration, with only the options it names changed."""
     import gc
 
-    from heartsuit.cli.serve_cmd import settle_memory, uvicorn_config
+    from heartsuit.cli.serve_cmd import GC_THRESHOLDS, settle_memory, uvicorn_config
     from heartsuit.server.settings import Settings, sqlite_url
 
     settings = Settings(database_url=sqlite_url(str(tmp_path / "x.sqlite3")))
@@ -144,8 +144,11 @@ def test_serve_freezes_what_start_up_made_and_takes_the_bench_options(tmp_path: 
     assert bench.http.__name__ == plain.http.__name__ == "BoundedH11Protocol"
     assert bench.ws_per_message_deflate and bench.ws_max_size == plain.ws_max_size
     frozen = gc.get_freeze_count()
+    thresholds = gc.get_threshold()
     try:
         settle_memory()
         assert gc.get_freeze_count() > frozen
+        assert gc.get_threshold() == GC_THRESHOLDS != thresholds
     finally:
         gc.unfreeze()
+        gc.set_threshold(*thresholds)

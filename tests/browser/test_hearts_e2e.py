@@ -706,16 +706,26 @@ def rendered(page: Any) -> dict[str, Any]:
 def test_a_hand_played_through_patches_shows_what_a_fresh_load_shows(
     page: Any, server: ServerProcess
 ) -> None:
-    """Against three computers most changes reach the page as ``hearts.patch`` frames (a card
-    played within a trick while this seat waits); the page applies each to the state it holds.
-    At several turns of a hand, what it shows equals what a freshly loaded page of the same
-    table shows (which then takes the seat over and plays on)."""
+    """Against three computers most changes reach the page as ``hearts.patch`` frames (every
+    card within a trick and at a trick's end, but the hand's last): those while this seat
+    waits, the one that makes it this seat's turn (with its legal cards), and the reply to its
+    own card; the page applies each to the state it holds. At several turns of a hand, what
+    it shows equals what a freshly loaded page of the same table shows (which then takes the
+    seat over and plays on)."""
     patches: list[int] = []
+    kinds: set[str] = set()
 
     def listen(socket: Any) -> None:
         def frame(payload: Any) -> None:
             if isinstance(payload, str) and '"type":"hearts.patch"' in payload:
-                patches.append(int(json.loads(payload)["version"]))
+                patch = json.loads(payload)
+                patches.append(int(patch["version"]))
+                if "req" in patch:
+                    kinds.add("reply")
+                elif "view" in patch:
+                    kinds.add("your turn")
+                if "tricks_played" in patch["public"]:
+                    kinds.add("trick end")
 
         socket.on("framereceived", frame)
 
@@ -752,3 +762,4 @@ def test_a_hand_played_through_patches_shows_what_a_fresh_load_shows(
         play_one(page)
     assert compared == 3
     assert len(patches) >= 10
+    assert kinds == {"reply", "your turn", "trick end"}

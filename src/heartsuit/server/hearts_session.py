@@ -3,10 +3,11 @@
 A session belongs to one connection. It holds the seat tokens the page presented (a person's
 seat; on a shared device, every person's seat), follows the channel of each table it sits at,
 and answers every intent and every notice with a ``hearts.state`` built for its own seats only
-(:func:`heartsuit.server.hearts_view.table_state`). On a shared device it shows a hand only
-after the person whose turn it is asked to look (``hearts.look``), and forgets it again as soon
-as that person has acted, so a reload, the back button or the page's DOM never show a hand to
-the next person.
+(:func:`heartsuit.server.hearts_view.table_state`), or with a ``hearts.patch`` from the state it
+sent last when one will do (a card or a pass that moved nothing else). On a shared device it
+shows a hand only after the person whose turn it is asked to look (``hearts.look``), and
+forgets it again as soon as that person has acted, so a reload, the back button or the page's
+DOM never show a hand to the next person.
 """
 
 from __future__ import annotations
@@ -301,6 +302,12 @@ class HeartsSession:
         )
 
     async def _reply(self, live: LiveTable, req: int | None) -> None:
+        """The answer to this socket's intent: a patch when one will do (the socket acted on
+        the version before, e.g. played a card within a trick), else the whole state."""
+        patch = self._patch(live)
+        if patch is not None:
+            await self.link.send(patch, req)
+            return
         await self.link.send(await self._frame(live, self._seen(live)), req)
 
     def _seen(self, live: LiveTable) -> int | None:

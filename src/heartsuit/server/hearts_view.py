@@ -196,6 +196,9 @@ class _Kept:
     public: tuple[dict[str, Any], tuple[int, ...]] | None = None
     #: the same at the version before, when this copy of the table was kept at it
     before: tuple[dict[str, Any], tuple[int, ...]] | None = None
+    #: seat 0's view at this version and its dict (see _view_dict), made with ``public``
+    seat0: SeatView | None = None
+    base: dict[str, Any] | None = None
 
 
 class StateFrames:
@@ -265,11 +268,17 @@ class StateFrames:
         before ``live``'s to it, or None when that socket needs the whole state.
 
         A patch is made only when the step changed nothing but the public fields of
-        :data:`PATCHED_FIELDS` (a card played within a trick, on a table that is not a shared
-        device) and the seat shown is awaited neither before nor after it (so its own cards,
-        legal cards and reasons are as they were); the socket must also be shown the same
-        table part as before (its caller checks), and have seen exactly the version before.
-        Everything in it comes from the public part, as in a whole state.
+        :data:`PATCHED_FIELDS` (a card played within a trick or one that ends a trick but not
+        the hand, a pass that is not the last; on a table that is not a shared device). When
+        the seat shown is awaited before or after the step (it acted, acts next, or has still
+        to pass), the patch also carries that seat's own fields (``hand``, ``legal``,
+        ``must_pass``, ``passed``, ``received``, in ``view``) and its ``illegal`` reasons, from
+        its own view only; ``pass_to`` does not change in such a step (same phase and pass
+        direction), and a seat awaited neither before nor after it has none of its own fields
+        changed.
+        The socket must also be shown the same table part as before (its caller checks), and
+        have seen exactly the version before. Everything else in it comes from the public
+        part, as in a whole state.
         """
         match = live.match
         if match is None or live.record.mode == "hotseat":
@@ -278,31 +287,23 @@ class StateFrames:
         before = kept.before
         if before is None:
             return None
-        self._shared(kept, live)
-        now = kept.public
-        assert now is not None
-        awaiting = now[1]
-        if view_seat is not None and (view_seat in awaiting or view_seat in before[1]):
+        now = _public(kept, live)
+        common = kept.parts.get("patch")
+        if common is None:
+            text = _patch_text(kept, live, before, now)
+            common = kept.parts["patch"] = {"text": text or ""}
+        if not common["text"]:
             return None
-        old = before[0]
-        if old.keys() != now[0].keys():
-            return None
-        changed = {key: value for key, value in now[0].items() if old[key] != value}
-        if not changed.keys() <= PATCHED_FIELDS:
-            return None
-        events = live.events_since(live.version - 1)
-        if events is None:
-            return None
-        text = kept.parts.get("patch")
-        if text is None:
-            text = kept.parts["patch"] = {
-                "text": (
-                    f'{{"type":"hearts.patch","table":{_json(live.record.id)},'
-                    f'"version":{live.version},"awaiting":{_json(list(awaiting))},'
-                    f'"public":{_json(changed)},"events":{_json(events)}}}'
-                )
-            }
-        return Encoded(text["text"])
+        if view_seat is None or (view_seat not in now[1] and view_seat not in before[1]):
+            return Encoded(common["text"] + "}")
+        own = match.view(view_seat)
+        return Encoded(
+            f'{common["text"]},"view":{{"hand":{_codes_json(own.hand)},'
+            f'"legal":{_codes_json(own.legal)},'
+            f'"must_pass":{"true" if own.must_pass else "false"},'
+            f'"passed":{_codes_json(own.passed)},"received":{_codes_json(own.received)}}},'
+            f'"illegal":{_json(illegal_reasons(match, own))}}}'
+        )
 
     def _shared(self, kept: _Kept, live: LiveTable) -> dict[str, str]:
         shared = kept.parts.get("shared")
@@ -319,7 +320,7 @@ class StateFrames:
             kept = self._tables[table_id] = _Kept(live, live.version)
         elif kept.version != live.version:
             kept.before = kept.public if kept.version == live.version - 1 else None
-            kept.public = None
+            kept.public = kept.seat0 = kept.base = None
             kept.version = live.version
             kept.parts = {}
             kept.segments = []
@@ -330,9 +331,23 @@ class StateFrames:
 
 
 #: the public fields a ``hearts.patch`` may carry: what a card played within a trick changes
-#: (the seat views share them, so a client sets each in its public part and in its own view)
+#: (the seat views share them, so a client sets each in its public part and in its own view),
+#: and at a trick's end (not the hand's) also the last trick and the count of tricks played,
+#: which a client also adds to its view's finished ``tricks``; during the pass (but its last),
+#: who has passed (``passed``: public, not the view's own field of that name)
 PATCHED_FIELDS = frozenset(
-    {"trick", "to_play", "cards_left", "hearts_broken", "points_taken", "held_over", "kitty_size"}
+    {
+        "passed",
+        "trick",
+        "to_play",
+        "cards_left",
+        "hearts_broken",
+        "points_taken",
+        "held_over",
+        "kitty_size",
+        "last_trick",
+        "tricks_played",
+    }
 )
 
 
@@ -346,8 +361,15 @@ def apply_patch(state: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any] 
     public = {**state["public"], **patch["public"]}
     view = state["view"]
     if view is not None:
-        view = {**view, **{k: v for k, v in patch["public"].items() if k in view}}
-    return {
+        # (the public "passed", who has passed, is not the view's own "passed", its cards)
+        shared = {k: v for k, v in patch["public"].items() if k in view and k not in PRIVATE_FIELDS}
+        view = {**view, **shared}
+        if "tricks_played" in patch["public"]:
+            # a trick ended: the view's finished tricks end with it
+            view["tricks"] = [*view["tricks"], patch["public"]["last_trick"]]
+        # the seat's own cards, when it played or plays next
+        view.update(patch.get("view", {}))
+    made = {
         **state,
         "table": table,
         "awaiting": patch["awaiting"],
@@ -356,6 +378,9 @@ def apply_patch(state: dict[str, Any], patch: dict[str, Any]) -> dict[str, Any] 
         "events": patch["events"],
         "resync": False,
     }
+    if "illegal" in patch:
+        made["illegal"] = patch["illegal"]
+    return made
 
 
 #: the order in which pydantic writes a hearts.state's fields (so the texts are the same)
@@ -392,15 +417,16 @@ def _shared(kept: _Kept, live: LiveTable) -> dict[str, str]:
             "sheet": _json(empty.model_dump(mode="json")),
             "over": "null",
         }
-    awaiting = list(live.awaiting())
+    public, awaited = _public(kept, live)
+    awaiting = list(awaited)
     over = Over(winners=list(match.winners)) if match.is_over else None
-    seat0 = match.view(0)
+    assert kept.seat0 is not None and kept.base is not None
+    seat0, base = kept.seat0, kept.base
     rules = _rules_json(kept, seat0)
     # every seat's own view shares these fields (the rules, the tricks, the scores...): each
     # is encoded once here, and a seat's view adds only its private fields to them; the
     # finished tricks of the hand are kept as they were written (they never change), the rules
     # for the table's life
-    base = _view_dict(seat0)
     kept.segments = _view_segments(
         base, {"rules": rules, "tricks": _tricks_json(kept, match, seat0)}
     )
@@ -411,8 +437,9 @@ def _shared(kept: _Kept, live: LiveTable) -> dict[str, str]:
         "type": _json("hearts.state"),
         "awaiting": _json(awaiting),
         # any seat's view with its private fields removed: seat 0's, as table_state does
-        # when it shows no hand
-        "public": _public_json(kept, base, seat0, awaiting, rules),
+        # when it shows no hand; the rules are its first field (the seat before them is
+        # private), written from their kept text
+        "public": '{"rules":' + rules + "," + _json(public)[1:],
         "sheet": kept.sheet[2],
         "over": _json(over.model_dump(mode="json")) if over is not None else "null",
     }
@@ -461,16 +488,47 @@ def _view_dict(view: SeatView) -> dict[str, Any]:
     }
 
 
-def _public_json(
-    kept: _Kept, base: dict[str, Any], view: SeatView, awaiting: Sequence[int], rules: str
-) -> str:
-    """``json(public_part(view, awaiting))`` from the view's dict (``base``, see
-    :func:`_view_dict`) and the rules' kept text; the part is kept for the next version's
-    patches."""
-    data = _public_dict(base, view, awaiting)
-    kept.public = (data, tuple(awaiting))
-    # the rules are public_part's first field (the seat before them is private)
-    return '{"rules":' + rules + "," + _json(data)[1:]
+def _public(kept: _Kept, live: LiveTable) -> tuple[dict[str, Any], tuple[int, ...]]:
+    """``public_part(view, awaiting)`` without its rules (seat 0's view, as
+    :func:`table_state` uses when it shows no hand) and who is awaited, made once per version
+    and kept for the next version's patches (with the view and its dict, for the whole
+    states)."""
+    if kept.public is None:
+        match = live.match
+        assert match is not None
+        awaiting = tuple(live.awaiting())
+        seat0 = kept.seat0 = match.view(0)
+        base = kept.base = _view_dict(seat0)
+        kept.public = (_public_dict(base, seat0, awaiting), awaiting)
+    return kept.public
+
+
+def _patch_text(
+    kept: _Kept,
+    live: LiveTable,
+    before: tuple[dict[str, Any], tuple[int, ...]],
+    now: tuple[dict[str, Any], tuple[int, ...]],
+) -> str | None:
+    """The text every socket's ``hearts.patch`` to this version starts with (without its
+    closing brace), or None when the step changed more than :data:`PATCHED_FIELDS`."""
+    old, new = before[0], now[0]
+    if old.keys() != new.keys():
+        return None
+    changed = {key: value for key, value in new.items() if old[key] != value}
+    if not changed.keys() <= PATCHED_FIELDS:
+        return None
+    if ("last_trick" in changed or "tricks_played" in changed) and (
+        new["tricks_played"] != old["tricks_played"] + 1 or new["last_trick"] is None
+    ):
+        return None  # one trick more (a client adds the last one to its view's tricks)
+    events = live.events_since(live.version - 1)
+    if events is None:
+        return None
+    return (
+        f'{{"type":"hearts.patch","table":{_json(live.record.id)},'
+        f'"version":{live.version},"awaiting":{_json(list(now[1]))},'
+        f'"public":{_json(changed)},"events":{_json(events)}'
+    )
 
 
 def _public_dict(base: dict[str, Any], view: SeatView, awaiting: Collection[int]) -> dict[str, Any]:

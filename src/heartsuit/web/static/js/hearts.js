@@ -66,6 +66,8 @@ const el = {
 const TRICK_PAUSE_MS = 1100;
 // the narrowest strip of an overlapped hand card still easy to tap; below it the hand wraps
 const CARD_STRIP_PX = 18;
+// the fields of a seat's view that are its own (a patch sets them from its `view` only)
+const OWN_FIELDS = new Set(["seat", "hand", "legal", "must_pass", "passed", "received"]);
 
 let state = null; // the state drawn now
 let shown = 0; // states drawn, exposed as data-seq for tests
@@ -176,28 +178,41 @@ function push(message) {
 }
 
 /**
- * A `hearts.patch` (a card played within a trick, while this screen's seat waits): the public
- * fields it names are set in the newest state held, in its public part and in this seat's own
- * view alike, and the result is taken like a pushed state. A patch that does not follow that
- * state (a version missed) brings the whole state again instead; an older one is ignored.
+ * A `hearts.patch` (a card played within a trick, or one that ends a trick but not the hand,
+ * or a pass but the last): the public fields it names are set in the newest state held, in its
+ * public part and in this seat's own view alike (at a trick's end the view's `tricks` gain `last_trick`); when this seat
+ * acted, acts next or has still to pass, the patch also brings its own fields (set in its
+ * view) and its `illegal` reasons. The result is exactly the whole state the server would have
+ * sent. Returns null when the patch does not follow the newest state held (`gap`: a version
+ * was missed; else it is already held).
  */
-function patched(message) {
+function patchedState(message) {
   const latest = queue.length ? queue[queue.length - 1] : state;
-  if (latest && message.version <= latest.table.version) return; // already held
-  if (!latest || latest.table.version !== message.version - 1) {
-    resync();
-    return;
-  }
+  if (latest && message.version <= latest.table.version) return { next: null, gap: false };
+  if (!latest || latest.table.version !== message.version - 1) return { next: null, gap: true };
   const next = structuredClone(latest);
   next.table.version = message.version;
   next.awaiting = message.awaiting;
   for (const [key, value] of Object.entries(message.public)) {
     next.public[key] = value;
-    if (next.view && key in next.view) next.view[key] = structuredClone(value);
+    // the public `passed` (who has passed) is not the view's own `passed` (its cards)
+    if (next.view && key in next.view && !OWN_FIELDS.has(key)) next.view[key] = structuredClone(value);
   }
+  // a trick ended (not the hand): the view's finished tricks end with it
+  if (next.view && "tricks_played" in message.public) next.view.tricks.push(structuredClone(message.public.last_trick));
+  if (next.view && message.view) Object.assign(next.view, message.view);
+  if (message.illegal) next.illegal = message.illegal;
   next.events = message.events;
   next.resync = false;
-  push(next);
+  return { next, gap: false };
+}
+
+/** A pushed patch: taken like a pushed state; one that does not follow the newest state held
+ * (something was missed) brings the whole state again instead; an older one is ignored. */
+function patched(message) {
+  const { next, gap } = patchedState(message);
+  if (next) push(next);
+  else if (gap) resync();
 }
 
 let resyncing = false;
@@ -224,8 +239,16 @@ function drain() {
   }
 }
 
-/** A state that answers this page's request: drawn now, ahead of any queued push. */
+/** A state (or a patch) that answers this page's request: drawn now, ahead of any queued
+ * push. */
 function accept(message, fromRequest = false) {
+  if (message.type === "hearts.patch" && message.table === tableId) {
+    // the answer to this page's pass or card: a patch on the newest state held
+    const { next, gap } = patchedState(message);
+    if (gap) resync();
+    if (!next) return;
+    message = next;
+  }
   if (message.type !== "hearts.state") return;
   if (fromRequest) {
     queue = queue.filter((m) => m.table.version > message.table.version);
