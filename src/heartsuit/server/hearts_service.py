@@ -142,6 +142,9 @@ class HeartsService:
         #: per owned table, the highest version announced on its channel (by any process) as
         #: far as this process knows: the owner announces a logged version past it (_coordinate)
         self._told: dict[str, int] = {}
+        #: tables this process follows but does not own whose copy the last round found behind
+        #: the log, with the version logged then (_check_followed)
+        self._behind: dict[str, int] = {}
         self._coordinator: asyncio.Task[None] | None = None
         self._closing = False
         #: the states sent to the sockets, with what they share encoded once per version
@@ -635,8 +638,10 @@ class HeartsService:
             async with self.bus.listen(table_channel(table_id)) as queue:
                 # the log may have grown while another process owned the table, by entries
                 # nobody announced (their writer died between its commit and its notice)
+                # (and presence: a grace timer of the old owner may have marked a seat away
+                # in Redis and died before announcing it)
                 self.forget(table_id)
-                await self._tell(await self.table(table_id))
+                await self._announce(await self.table(table_id), presence=True)
                 with contextlib.suppress(*REDIS_FAILURES):
                     await self._check_presence([table_id])
                 self._kick(table_id)
@@ -747,6 +752,7 @@ class HeartsService:
                         with contextlib.suppress(HeartsError):
                             await self._tell(await self.table(table_id, at_least=version))
                     self._kick(table_id)
+                await self._check_followed(held)
                 finished = [
                     t for t in shared.held if (live := self._live.get(t)) and live.status == "over"
                 ]
@@ -780,6 +786,36 @@ class HeartsService:
             except Exception:
                 _stop_if_cancelled()
                 log.exception("table leases: a round failed")
+
+    async def _check_followed(self, owned: list[str]) -> None:
+        """Announce what the log holds past this process's copy of the tables its sockets sit
+        at and it does not own, when a round found it behind and the next still does.
+
+        The owner announces an unannounced version of the tables it owns (above), but a lobby
+        or a finished match may have no owner (a finished table's lease is given back, and
+        only tables under way are taken over), so the entry that ends a match, a rematch, or a
+        seat changing hands in a lobby, committed by a writer that died before announcing it,
+        would reach nobody. Waiting one round lets a notice on its way arrive first (a copy
+        behind for that moment is the normal case), so a duplicate is rare."""
+        mine = set(owned)
+        followed = [t for t in self.presence.held_tables() if t not in mine]
+        suspects, self._behind = self._behind, {}
+        if not followed:
+            return
+        logged = await self.store.versions(followed)
+        for table_id in followed:
+            live = self._live.get(table_id)
+            version = logged.get(table_id, 0)
+            if live is None or live.version >= version:
+                continue
+            before = suspects.get(table_id)
+            if before is None or live.version >= before:
+                self._behind[table_id] = version
+                continue
+            # presence too: the writer that died held seats, and nobody said they are gone
+            with contextlib.suppress(HeartsError):
+                await self._announce(await self.table(table_id, at_least=version), presence=True)
+                log.info("table %s: announced version %s, which nobody had", table_id, version)
 
     # ------------------------------------------------------------------ internals
 
