@@ -156,6 +156,76 @@ def test_people_on_two_processes_play_a_hand_at_one_table(
     assert host.state["table"]["version"] <= len(log)
 
 
+def test_a_card_played_travels_with_its_notice_and_nothing_hidden_does(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """Another process applies a card played from its notice, without reading the log; the
+    only card a notice names is the one played face up at that version (never a pass's, a
+    seed, a token's hash), and the states built from it are those built from the log."""
+    options: dict[str, Any] = {"hearts_pace_ms": 0, "hearts_grace_ms": 600_000}
+    with (
+        site_of(postgres_url, tmp_path, **options) as one,
+        site_of(postgres_url, tmp_path, **options) as two,
+        ExitStack() as stack,
+    ):
+        host = person(one, stack)
+        host.create(mode="online", name="Host", options={"passing": True})
+        table = host.table
+        heard: list[TableChanged] = []
+        portal = two.client.portal
+        assert portal is not None
+
+        async def follow() -> None:
+            async with service(two).bus.listen(table_channel(table)) as queue:
+                while True:
+                    notice = await queue.get()
+                    if isinstance(notice, TableChanged):
+                        heard.append(notice)
+
+        following = portal.start_task_soon(follow)
+        guest = person(two, stack)
+        guest.sit(table, 1, "Guest")
+        host.until(lambda s: s["table"]["seats"][1]["kind"] == "human")
+        assert host.ask("hearts.start", table=table, token=host.token)["type"] == "hearts.state"
+        guest.until(lambda s: s["table"]["status"] == "playing")
+        play_until_over([host, guest], hands=1)
+        assert host.state["sheet"] == guest.state["sheet"]
+        following.cancel()
+
+        # process two's copy, caught up card by card from the notices, is what the log says
+        async def copy_at(version: int) -> LiveTable:
+            return await service(two).table(table, at_least=version)
+
+        for _ in range(50):
+            log = logged(one, table)
+            copy = portal.call(copy_at, len(log))
+            if copy.version == len(log):
+                break
+        fresh = LiveTable.replay(copy.record, copy.seats, log)
+        assert copy.version == fresh.version and copy.match and fresh.match
+        assert copy.match.actions == fresh.match.actions
+        for seat in range(4):
+            assert copy.match.view(seat) == fresh.match.view(seat), seat
+        assert copy.match.scores == fresh.match.scores
+    assert service(two).caught_up_from_notices > 0
+    carried = [n for n in heard if n.card]
+    assert len(carried) >= 20, heard  # most of a hand's 52 cards were played elsewhere
+    for change in heard:
+        entry = log[change.version - 1] if change.version >= 1 else None
+        if change.card:
+            assert entry is not None and entry.kind == "action", change
+            assert entry.data == {"type": "play", "seat": change.seat, "card": change.card}
+            assert change.at_ms == entry.at_ms and change.entry() == entry
+        else:
+            assert change.seat == -1 and change.entry() is None, change
+    # every kind of entry that is not a card played went without one
+    kinds = {log[n.version - 1].kind for n in heard if not n.card and not n.presence}
+    assert {"seat", "start"} <= kinds, kinds
+    assert any(log[n.version - 1].data.get("type") == "pass" for n in heard if not n.card), (
+        "no pass was announced"
+    )
+
+
 def test_a_heart_to_heart_tap_on_the_other_process_is_caught_up_never_lost(
     tmp_path: Path,
 ) -> None:

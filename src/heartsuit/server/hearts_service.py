@@ -73,11 +73,27 @@ FALLBACK_LEVEL = "easy"
 @notice("hearts.table_changed")
 @dataclass(frozen=True, slots=True)
 class TableChanged(Notice):
-    """Table ``table`` is at ``version`` (``presence``: only who is at the table changed)."""
+    """Table ``table`` is at ``version`` (``presence``: only who is at the table changed).
+
+    When the entry that made ``version`` is a card played (face up: every seat sees it at
+    that version), the notice carries it — ``seat``, ``card`` and the entry's ``at_ms`` — so
+    that a process whose copy is one version behind applies it without reading the log. No
+    other entry travels (a pass names hidden cards, a rematch's seed deals every hand, a seat
+    change carries a token's hash): ``card`` is then empty and the log is read."""
 
     table: str
     version: int
     presence: bool = False
+    seat: int = -1
+    card: str = ""
+    at_ms: int = 0
+
+    def entry(self) -> LogEntry | None:
+        """The log entry that made ``version``, when the notice carries it."""
+        if not self.card or self.seat < 0 or self.version < 1:
+            return None
+        data = {"type": "play", "seat": self.seat, "card": self.card}
+        return LogEntry(self.version - 1, "action", data, self.at_ms)
 
 
 @notice("hearts.seat_taken")
@@ -145,6 +161,11 @@ class HeartsService:
         #: tables this process follows but does not own whose copy the last round found behind
         #: the log, with the version logged then (_check_followed)
         self._behind: dict[str, int] = {}
+        #: per table, the entry this process logged last (until it is announced): a card
+        #: played travels with its notice (TableChanged.entry)
+        self._appended: dict[str, LogEntry] = {}
+        #: how many entries were caught up from a notice instead of the log (for tests, figures)
+        self.caught_up_from_notices = 0
         self._coordinator: asyncio.Task[None] | None = None
         self._closing = False
         #: the states sent to the sockets, with what they share encoded once per version
@@ -211,11 +232,14 @@ class HeartsService:
         self._kick(live.record.id)
         return Created(live, plan.tokens)
 
-    async def table(self, table_id: str, *, at_least: int = 0) -> LiveTable:
+    async def table(
+        self, table_id: str, *, at_least: int = 0, heard: TableChanged | None = None
+    ) -> LiveTable:
         """The table, at version ``at_least`` or later: a notice from another process says
-        the log has grown past this process's copy, which then catches up from the log."""
+        the log has grown past this process's copy, which then catches up from the log (or
+        from the notice ``heard``, when it carries the one entry the copy lacks)."""
         async with self._lock(table_id):
-            return await self._load(table_id, at_least=at_least)
+            return await self._load(table_id, at_least=at_least, heard=heard)
 
     async def current(self, table_id: str) -> LiveTable:
         """The table as its log has it now. On a site of several processes a copy may be
@@ -652,7 +676,7 @@ class HeartsService:
                         continue
                     self._heard(table_id, change.version)
                     try:
-                        await self.table(table_id, at_least=change.version)
+                        await self.table(table_id, at_least=change.version, heard=change)
                     except HeartsError:
                         continue
                     if change.presence:
@@ -832,19 +856,30 @@ class HeartsService:
         while len(self._live) > self._live_limit:
             gone, _ = self._live.popitem(last=False)
             self._remote.pop(gone, None)
+            self._appended.pop(gone, None)
 
     def forget(self, table_id: str | None = None) -> None:
         """Drop one table (or all) from memory; the next request replays its log."""
         if table_id is None:
             self._live.clear()
+            self._appended.clear()
         else:
             self._live.pop(table_id, None)
+            self._appended.pop(table_id, None)
 
-    async def _load(self, table_id: str, *, at_least: int = 0) -> LiveTable:
+    async def _load(
+        self, table_id: str, *, at_least: int = 0, heard: TableChanged | None = None
+    ) -> LiveTable:
         live = self._live.get(table_id)
         if live is not None and live.version < at_least:
-            # another process wrote on: apply what it logged since (a full replay if that fails)
-            newer = await self.store.entries_after(table_id, live.version)
+            # another process wrote on: apply what it logged since (a full replay if that
+            # fails); a card played that the notice carries needs no read of the log
+            entry = heard.entry() if heard is not None else None
+            if entry is not None and entry.seq == live.version and heard is not None:
+                newer = [entry]
+                self.caught_up_from_notices += 1
+            else:
+                newer = await self.store.entries_after(table_id, live.version)
             try:
                 for entry in newer:
                     live.apply(entry, replaying=True)
@@ -877,12 +912,29 @@ class HeartsService:
             # the table already moved in memory: only a replay of the log says where it is
             self._live.pop(live.record.id, None)
             raise
+        self._appended[live.record.id] = entry
 
     async def _announce(self, live: LiveTable, *, presence: bool = False) -> None:
-        self._heard(live.record.id, live.version)
-        await self.bus.publish(
-            table_channel(live.record.id), TableChanged(live.record.id, live.version, presence)
-        )
+        table_id = live.record.id
+        self._heard(table_id, live.version)
+        change = TableChanged(table_id, live.version, presence)
+        entry = self._appended.pop(table_id, None)
+        if (
+            entry is not None
+            and entry.seq == live.version - 1
+            and entry.kind == "action"
+            and entry.data.get("type") == "play"
+        ):
+            # the card just played, face up: the other processes need not read it from the log
+            change = TableChanged(
+                table_id,
+                live.version,
+                presence,
+                seat=int(entry.data["seat"]),
+                card=str(entry.data["card"]),
+                at_ms=entry.at_ms,
+            )
+        await self.bus.publish(table_channel(table_id), change)
 
     def _heard(self, table_id: str, version: int) -> None:
         """``version`` of the table was announced (kept for the tables this process owns)."""
