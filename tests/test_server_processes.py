@@ -175,12 +175,17 @@ def test_a_card_played_travels_with_its_notice_and_nothing_hidden_does(
         portal = two.client.portal
         assert portal is not None
 
+        done: list[bool] = []
+
         async def follow() -> None:
+            # (it ends by itself once told to: a task still waiting here would hold the
+            # site's shutdown)
             async with service(two).bus.listen(table_channel(table)) as queue:
-                while True:
-                    notice = await queue.get()
-                    if isinstance(notice, TableChanged):
-                        heard.append(notice)
+                while not done:
+                    with anyio.move_on_after(0.05):
+                        notice = await queue.get()
+                        if isinstance(notice, TableChanged):
+                            heard.append(notice)
 
         following = portal.start_task_soon(follow)
         guest = person(two, stack)
@@ -190,7 +195,8 @@ def test_a_card_played_travels_with_its_notice_and_nothing_hidden_does(
         guest.until(lambda s: s["table"]["status"] == "playing")
         play_until_over([host, guest], hands=1)
         assert host.state["sheet"] == guest.state["sheet"]
-        following.cancel()
+        done.append(True)
+        following.result(timeout=10)
 
         # process two's copy, caught up card by card from the notices, is what the log says
         async def copy_at(version: int) -> LiveTable:
