@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import pytest
 
 from heartsuit.server.bus import LocalBus, Notice, NoticeError, notice, notice_kinds
+from heartsuit.server.hearts_service import TableChanged
 from heartsuit.server.players import PlayerChanged
 from heartsuit.server.solitaire_service import GameChanged
 
@@ -88,3 +89,22 @@ def test_a_notice_holds_only_plain_values() -> None:
         @dataclass(frozen=True, slots=True)
         class Bad(Notice):
             cards: list[str]
+
+
+def test_a_notice_may_leave_out_the_fields_that_have_a_default() -> None:
+    """A process of the version before sends a table's change without the card played: the
+    fields added since take their defaults; a field without one is still required, and a
+    field of the wrong type is still refused."""
+    old = {"kind": "hearts.table_changed", "table": "t1", "version": 3, "presence": False}
+    change = Notice.from_dict(old)
+    assert change == TableChanged("t1", 3, False)
+    assert isinstance(change, TableChanged) and change.entry() is None
+    played = TableChanged("t1", 4, False, seat=2, card="QS", at_ms=7)
+    assert Notice.from_dict(played.to_dict()) == played
+    entry = played.entry()
+    assert entry is not None and (entry.seq, entry.kind, entry.at_ms) == (3, "action", 7)
+    assert entry.data == {"type": "play", "seat": 2, "card": "QS"}
+    with pytest.raises(NoticeError):
+        Notice.from_dict({"kind": "hearts.table_changed", "table": "t1"})
+    with pytest.raises(NoticeError):
+        Notice.from_dict({**old, "card": 5})

@@ -156,6 +156,82 @@ def test_people_on_two_processes_play_a_hand_at_one_table(
     assert host.state["table"]["version"] <= len(log)
 
 
+def test_a_card_played_travels_with_its_notice_and_nothing_hidden_does(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """Another process applies a card played from its notice, without reading the log; the
+    only card a notice names is the one played face up at that version (never a pass's, a
+    seed, a token's hash), and the states built from it are those built from the log."""
+    options: dict[str, Any] = {"hearts_pace_ms": 0, "hearts_grace_ms": 600_000}
+    with (
+        site_of(postgres_url, tmp_path, **options) as one,
+        site_of(postgres_url, tmp_path, **options) as two,
+        ExitStack() as stack,
+    ):
+        host = person(one, stack)
+        host.create(mode="online", name="Host", options={"passing": True})
+        table = host.table
+        heard: list[TableChanged] = []
+        portal = two.client.portal
+        assert portal is not None
+
+        done: list[bool] = []
+
+        async def follow() -> None:
+            # (it ends by itself once told to: a task still waiting here would hold the
+            # site's shutdown)
+            async with service(two).bus.listen(table_channel(table)) as queue:
+                while not done:
+                    with anyio.move_on_after(0.05):
+                        notice = await queue.get()
+                        if isinstance(notice, TableChanged):
+                            heard.append(notice)
+
+        following = portal.start_task_soon(follow)
+        guest = person(two, stack)
+        guest.sit(table, 1, "Guest")
+        host.until(lambda s: s["table"]["seats"][1]["kind"] == "human")
+        assert host.ask("hearts.start", table=table, token=host.token)["type"] == "hearts.state"
+        guest.until(lambda s: s["table"]["status"] == "playing")
+        play_until_over([host, guest], hands=1)
+        assert host.state["sheet"] == guest.state["sheet"]
+        done.append(True)
+        following.result(timeout=10)
+
+        # process two's copy, caught up card by card from the notices, is what the log says
+        async def copy_at(version: int) -> LiveTable:
+            return await service(two).table(table, at_least=version)
+
+        for _ in range(50):
+            log = logged(one, table)
+            copy = portal.call(copy_at, len(log))
+            if copy.version == len(log):
+                break
+        fresh = LiveTable.replay(copy.record, copy.seats, log)
+        assert copy.version == fresh.version and copy.match and fresh.match
+        assert copy.match.actions == fresh.match.actions
+        for seat in range(4):
+            assert copy.match.view(seat) == fresh.match.view(seat), seat
+        assert copy.match.scores == fresh.match.scores
+    assert service(two).caught_up_from_notices > 0
+    carried = [n for n in heard if n.card]
+    assert len(carried) >= 20, heard  # most of a hand's 52 cards were played elsewhere
+    for change in heard:
+        entry = log[change.version - 1] if change.version >= 1 else None
+        if change.card:
+            assert entry is not None and entry.kind == "action", change
+            assert entry.data == {"type": "play", "seat": change.seat, "card": change.card}
+            assert change.at_ms == entry.at_ms and change.entry() == entry
+        else:
+            assert change.seat == -1 and change.entry() is None, change
+    # every kind of entry that is not a card played went without one
+    kinds = {log[n.version - 1].kind for n in heard if not n.card and not n.presence}
+    assert {"seat", "start"} <= kinds, kinds
+    assert any(log[n.version - 1].data.get("type") == "pass" for n in heard if not n.card), (
+        "no pass was announced"
+    )
+
+
 def test_a_heart_to_heart_tap_on_the_other_process_is_caught_up_never_lost(
     tmp_path: Path,
 ) -> None:
@@ -358,7 +434,8 @@ def test_a_turn_logged_by_a_dead_owner_but_never_announced_reaches_the_people(
     """The rare stall of the chaos bench: the owner logged computer turns and died (or had
     its write cancelled on losing its lease) before announcing them. The log then awaits a
     person whose page still shows a computer's turn; the process that takes the table over
-    announces the version it replayed, so the person hears it is their turn."""
+    announces the version it replayed (or, sooner, a process whose socket sits at the table
+    finds its copy behind the log), so the person hears it is their turn."""
     with site_of(postgres_url, tmp_path, hearts_pace_ms=0) as two:
         with ExitStack() as dying:
             # the owner's computers think forever: every computer turn below is "its" write
@@ -391,7 +468,9 @@ def test_a_turn_logged_by_a_dead_owner_but_never_announced_reaches_the_people(
             assert came(logged_at), "nobody announced the turns the dead owner logged"
             state = me.until(lambda s: s["table"]["version"] >= logged_at)
             assert me.my_turn(state), state
-        assert service(two).shared.owns(table)  # type: ignore[union-attr]
+        # (the process the person is on may announce them before it takes the table over:
+        # it follows the table, and its copy stayed behind the log for a round)
+        wait_for(lambda: bool(service(two).shared.owns(table)), "the takeover")  # type: ignore[union-attr]
 
 
 def test_a_turn_logged_but_never_announced_is_announced_by_the_living_owner(
@@ -446,6 +525,162 @@ def test_a_table_opened_where_its_copy_went_stale_is_shown_as_logged(
         assert opened["type"] == "hearts.state", opened
         assert opened["table"]["version"] == now["table"]["version"], (opened, now)
         assert back.my_turn(opened)
+
+
+# --- entries that leave a table with no owner, logged but never announced ---------------------
+
+
+def log_silently(site: Site, table: str, done: Callable[[LiveTable], bool]) -> int:
+    """Log every awaited seat's turn (people's too, as the engine's easy computer would play
+    them) through the store alone until ``done``: what a writer leaves when it dies between
+    its commits and its notices. Returns the version the log is then at."""
+    store = service(site).store
+    portal = site.client.portal
+    assert portal is not None
+    found = portal.call(store.get_table, table)
+    assert found is not None
+    live = LiveTable.replay(*found)
+    for _ in range(2000):
+        if done(live):
+            return live.version
+        awaited = live.awaiting()
+        assert awaited, live.status
+        action = computer_action(live.match, awaited[0], "easy", f"{table}/{live.match_no}")  # type: ignore[arg-type]
+        entry = live.entry("action", action.to_dict(), 0)
+        live.apply(entry)
+        portal.call(store.append, live.record, entry, [])
+    raise AssertionError("the table never got there")
+
+
+def log_entry_silently(site: Site, table: str, kind: str, data: dict[str, Any]) -> int:
+    """Log one entry (a rematch, a seat changing hands) through the store alone."""
+    store = service(site).store
+    portal = site.client.portal
+    assert portal is not None
+    found = portal.call(store.get_table, table)
+    assert found is not None
+    live = LiveTable.replay(*found)
+    entry = live.entry(kind, data, 0)  # type: ignore[arg-type]
+    live.apply(entry)
+    changed = [live.seats[int(data["seat"])]] if kind == "seat" else []
+    portal.call(store.append, live.record, entry, changed)
+    return live.version
+
+
+def test_the_end_of_a_match_and_its_rematch_logged_by_a_dead_writer_reach_the_people(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """A finished table is nobody's (its owner gives its lease back, and processes look for
+    tables without an owner only among those under way), so the owner's "announce what the
+    log holds past the last version announced" never covers the entry that ends a match: a
+    writer that died between committing it and announcing it left the people waiting for a
+    turn already played, and the rematch out of reach. Every process now also compares the
+    log with its copy of the tables its sockets sit at and announces what nobody did."""
+    with site_of(postgres_url, tmp_path, hearts_pace_ms=0) as two:
+        with ExitStack() as dying:
+            one = dying.enter_context(site_of(postgres_url, tmp_path, hearts_pace_ms=600_000))
+            with one.peer() as peer:
+                host = Seat(peer)
+                host.create(mode="computer", options={"passing": False, "target": 1})
+                table, token = host.table, host.token
+            assert service(one).shared.owns(table)  # type: ignore[union-attr]
+            kill(one)
+        # the dead owner's lease outlives it long enough for the whole hand to be logged while
+        # the table is under way (nobody else may take it over and announce it meanwhile)
+        client = pytest.importorskip("redis").Redis.from_url(REDIS_URL)
+        try:
+            assert client.pexpire(f"{PREFIX}lease:{table}", 20_000)
+            with two.peer() as peer:
+                me = Seat(peer)
+                assert me.open(table, [token], take_over=True)["type"] == "hearts.state"
+                came = listening(two, table, 15.0)
+                ended_at = log_silently(two, table, lambda live: live.status == "over")
+                assert ended_at > me.version
+                assert came(ended_at), "nobody announced the end of the match"
+                over = me.until(lambda s: s["table"]["version"] >= ended_at)
+                assert over["over"] is not None and over["table"]["status"] == "over", over
+                assert not service(two).shared.owns(table)  # type: ignore[union-attr]
+                # the rematch a person asked for on a process that died before announcing it
+                client.delete(f"{PREFIX}lease:{table}")
+                came = listening(two, table, 15.0)
+                again_at = log_entry_silently(two, table, "rematch", {"seed": 12345})
+                assert came(again_at), "nobody announced the rematch"
+                state = me.until(lambda s: s["table"]["version"] >= again_at)
+                assert state["table"]["status"] == "playing" and state["over"] is None, state
+                # and its computers play on, on their new owner, until the person's turn
+                me.until(lambda s: me.my_turn(s) and s["over"] is None)
+        finally:
+            client.close()
+        assert service(two).shared.owns(table)  # type: ignore[union-attr]
+
+
+def test_a_seat_taken_in_a_lobby_by_a_dead_writer_reaches_the_people(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """A lobby is not under way either, so its owner's death leaves it with none: a person
+    who sat down (or was freed by the host, or left) on a process that died before announcing
+    it must still reach the others' pages."""
+    with site_of(postgres_url, tmp_path, hearts_pace_ms=0) as two, ExitStack() as stack:
+        with ExitStack() as dying:
+            one = dying.enter_context(site_of(postgres_url, tmp_path))
+            with one.peer() as peer:
+                host = Seat(peer)
+                host.create(mode="online", name="Host")
+                table = host.table
+                guest = person(two, stack)
+                guest.sit(table, 1, "Guest")
+            assert service(one).shared.owns(table)  # type: ignore[union-attr]
+            kill(one)
+        came = listening(two, table, 15.0)
+        seated_at = log_entry_silently(
+            two, table, "seat", {"seat": 2, "kind": "human", "name": "Ghost", "level": None}
+        )
+        assert seated_at > guest.version
+        assert came(seated_at), "nobody announced the seat taken"
+        state = guest.until(lambda s: s["table"]["version"] >= seated_at)
+        assert state["table"]["seats"][2]["name"] == "Ghost", state["table"]["seats"]
+
+
+def test_a_seat_handed_to_a_computer_by_a_dead_owner_is_shown_away(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """A grace period that ends changes no log entry: the owner marks the seat away in Redis
+    and announces it. An owner that died between the two left the seat away with nobody told;
+    the process that takes the table over announces presence too, so the others see it."""
+    with site_of(postgres_url, tmp_path, hearts_pace_ms=0) as two, ExitStack() as stack:
+        with ExitStack() as dying:
+            one = dying.enter_context(
+                site_of(postgres_url, tmp_path, hearts_pace_ms=0, hearts_grace_ms=600_000)
+            )
+            with one.peer() as peer:
+                host = Seat(peer)
+                host.create(mode="online", name="Host", options={"passing": False})
+                table = host.table
+                guest = person(two, stack)
+                guest.sit(table, 1, "Guest")
+                host.ask("hearts.start", table=table, token=host.token)
+                # the host plays until it is the guest's turn (the computers play their own)
+                while 1 not in host.until(lambda s: bool(set(s["awaiting"]) & {0, 1}))["awaiting"]:
+                    assert host.act()["type"] == "hearts.state"
+            guest.until(lambda s: 1 in s["awaiting"] and not s["table"]["seats"][0]["connected"])
+            assert service(one).shared.owns(table)  # type: ignore[union-attr]
+            kill(one)
+        client = pytest.importorskip("redis").Redis.from_url(REDIS_URL)
+        try:
+            # the dead owner's grace timer marked the host away, and it died before telling
+            assert client.pexpire(f"{PREFIX}lease:{table}", 10_000)
+            portal = two.client.portal
+            assert portal is not None
+            portal.call(service(two).shared.mark_away, table, 0)  # type: ignore[union-attr]
+            client.delete(f"{PREFIX}lease:{table}")
+        finally:
+            client.close()
+        wait_for(lambda: bool(service(two).shared.owns(table)), "the takeover")  # type: ignore[union-attr]
+        time.sleep(1.0)
+        # a question answered after what was pushed meanwhile (so that this cannot hang)
+        assert guest.ask("lang", lang="en")["type"] != "error"
+        assert guest.state["table"]["seats"][0]["away"], guest.state["table"]["seats"]
+        assert 1 in guest.state["awaiting"], guest.state
 
 
 # --- heartsuit serve --workers N ---------------------------------------------------------------

@@ -5,7 +5,9 @@ multi-process deployment those sockets may be held by different processes. So a 
 writes to another socket directly: it publishes a small typed :class:`Notice` on a channel
 (``player:<id>``, later ``table:<id>``), and every socket following that channel rebuilds its
 own view from the store or the engine. A notice only says "look again": it never carries a
-card or anything else that not every listener may know (DESIGN.md, principle 3).
+card or anything else that not every listener may know (DESIGN.md, principle 3) — the one card
+a notice may name is one just played face up, which every seat sees at that version
+(``hearts_service.TableChanged``), so that another process need not read it from the log.
 
 Notices are frozen dataclasses of plain fields, each kind registered by :func:`notice` under a
 name, so that :meth:`Notice.to_dict` and :meth:`Notice.from_dict` can carry them over a wire.
@@ -19,7 +21,7 @@ import asyncio
 import typing
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from dataclasses import dataclass, fields
+from dataclasses import MISSING, dataclass, fields
 from typing import Any, ClassVar, Protocol, TypeVar
 
 #: what a notice's fields may hold: enough to name a thing and its version, nothing more
@@ -52,6 +54,8 @@ class Notice:
             raise NoticeError(f"unknown notice kind {kind!r}")
         values: dict[str, Any] = {}
         for name, expected in _FIELD_TYPES[cls].items():
+            if name not in data and name in _OPTIONAL[cls]:
+                continue  # a field added later, with a default (a process of the version before)
             value = data.get(name)
             # bool is an int to isinstance; a field typed int must not accept True
             if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
@@ -64,6 +68,8 @@ _KINDS: dict[str, type[Notice]] = {}
 #: each registered kind's fields and their types (read once: get_type_hints is slow, and
 #: every notice that comes over a wire is checked against them)
 _FIELD_TYPES: dict[type[Notice], dict[str, type]] = {}
+#: each registered kind's fields that have a default (they may be left out on the wire)
+_OPTIONAL: dict[type[Notice], frozenset[str]] = {}
 N = TypeVar("N", bound=type[Notice])
 
 
@@ -84,6 +90,7 @@ def notice(kind: str) -> Callable[[N], N]:
         cls.kind = kind
         _KINDS[kind] = cls
         _FIELD_TYPES[cls] = _field_types(cls)
+        _OPTIONAL[cls] = frozenset(f.name for f in fields(cls) if f.default is not MISSING)
         return cls
 
     return register

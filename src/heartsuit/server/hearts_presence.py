@@ -105,6 +105,10 @@ class Presence:
         """How many tables have someone present or something pending (for tests and figures)."""
         return len(self._tables)
 
+    def held_tables(self) -> list[str]:
+        """The tables at which a socket of this process holds a seat."""
+        return [table for table, state in self._tables.items() if state.holders]
+
     async def close(self) -> None:
         """Stop every grace timer (the server is stopping)."""
         self._closed = True

@@ -73,11 +73,27 @@ FALLBACK_LEVEL = "easy"
 @notice("hearts.table_changed")
 @dataclass(frozen=True, slots=True)
 class TableChanged(Notice):
-    """Table ``table`` is at ``version`` (``presence``: only who is at the table changed)."""
+    """Table ``table`` is at ``version`` (``presence``: only who is at the table changed).
+
+    When the entry that made ``version`` is a card played (face up: every seat sees it at
+    that version), the notice carries it — ``seat``, ``card`` and the entry's ``at_ms`` — so
+    that a process whose copy is one version behind applies it without reading the log. No
+    other entry travels (a pass names hidden cards, a rematch's seed deals every hand, a seat
+    change carries a token's hash): ``card`` is then empty and the log is read."""
 
     table: str
     version: int
     presence: bool = False
+    seat: int = -1
+    card: str = ""
+    at_ms: int = 0
+
+    def entry(self) -> LogEntry | None:
+        """The log entry that made ``version``, when the notice carries it."""
+        if not self.card or self.seat < 0 or self.version < 1:
+            return None
+        data = {"type": "play", "seat": self.seat, "card": self.card}
+        return LogEntry(self.version - 1, "action", data, self.at_ms)
 
 
 @notice("hearts.seat_taken")
@@ -142,6 +158,14 @@ class HeartsService:
         #: per owned table, the highest version announced on its channel (by any process) as
         #: far as this process knows: the owner announces a logged version past it (_coordinate)
         self._told: dict[str, int] = {}
+        #: tables this process follows but does not own whose copy the last round found behind
+        #: the log, with the version logged then (_check_followed)
+        self._behind: dict[str, int] = {}
+        #: per table, the entry this process logged last (until it is announced): a card
+        #: played travels with its notice (TableChanged.entry)
+        self._appended: dict[str, LogEntry] = {}
+        #: how many entries were caught up from a notice instead of the log (for tests, figures)
+        self.caught_up_from_notices = 0
         self._coordinator: asyncio.Task[None] | None = None
         self._closing = False
         #: the states sent to the sockets, with what they share encoded once per version
@@ -213,11 +237,14 @@ class HeartsService:
         self._kick(live.record.id)
         return Created(live, plan.tokens)
 
-    async def table(self, table_id: str, *, at_least: int = 0) -> LiveTable:
+    async def table(
+        self, table_id: str, *, at_least: int = 0, heard: TableChanged | None = None
+    ) -> LiveTable:
         """The table, at version ``at_least`` or later: a notice from another process says
-        the log has grown past this process's copy, which then catches up from the log."""
+        the log has grown past this process's copy, which then catches up from the log (or
+        from the notice ``heard``, when it carries the one entry the copy lacks)."""
         async with self._lock(table_id):
-            return await self._load(table_id, at_least=at_least)
+            return await self._load(table_id, at_least=at_least, heard=heard)
 
     async def current(self, table_id: str) -> LiveTable:
         """The table as its log has it now. On a site of several processes a copy may be
@@ -640,8 +667,10 @@ class HeartsService:
             async with self.bus.listen(table_channel(table_id)) as queue:
                 # the log may have grown while another process owned the table, by entries
                 # nobody announced (their writer died between its commit and its notice)
+                # (and presence: a grace timer of the old owner may have marked a seat away
+                # in Redis and died before announcing it)
                 self.forget(table_id)
-                await self._tell(await self.table(table_id))
+                await self._announce(await self.table(table_id), presence=True)
                 with contextlib.suppress(*REDIS_FAILURES):
                     await self._check_presence([table_id])
                 self._kick(table_id)
@@ -652,7 +681,7 @@ class HeartsService:
                         continue
                     self._heard(table_id, change.version)
                     try:
-                        await self.table(table_id, at_least=change.version)
+                        await self.table(table_id, at_least=change.version, heard=change)
                     except HeartsError:
                         continue
                     if change.presence:
@@ -752,6 +781,7 @@ class HeartsService:
                         with contextlib.suppress(HeartsError):
                             await self._tell(await self.table(table_id, at_least=version))
                     self._kick(table_id)
+                await self._check_followed(held)
                 finished = [
                     t for t in shared.held if (live := self._live.get(t)) and live.status == "over"
                 ]
@@ -786,6 +816,36 @@ class HeartsService:
                 _stop_if_cancelled()
                 log.exception("table leases: a round failed")
 
+    async def _check_followed(self, owned: list[str]) -> None:
+        """Announce what the log holds past this process's copy of the tables its sockets sit
+        at and it does not own, when a round found it behind and the next still does.
+
+        The owner announces an unannounced version of the tables it owns (above), but a lobby
+        or a finished match may have no owner (a finished table's lease is given back, and
+        only tables under way are taken over), so the entry that ends a match, a rematch, or a
+        seat changing hands in a lobby, committed by a writer that died before announcing it,
+        would reach nobody. Waiting one round lets a notice on its way arrive first (a copy
+        behind for that moment is the normal case), so a duplicate is rare."""
+        mine = set(owned)
+        followed = [t for t in self.presence.held_tables() if t not in mine]
+        suspects, self._behind = self._behind, {}
+        if not followed:
+            return
+        logged = await self.store.versions(followed)
+        for table_id in followed:
+            live = self._live.get(table_id)
+            version = logged.get(table_id, 0)
+            if live is None or live.version >= version:
+                continue
+            before = suspects.get(table_id)
+            if before is None or live.version >= before:
+                self._behind[table_id] = version
+                continue
+            # presence too: the writer that died held seats, and nobody said they are gone
+            with contextlib.suppress(HeartsError):
+                await self._announce(await self.table(table_id, at_least=version), presence=True)
+                log.info("table %s: announced version %s, which nobody had", table_id, version)
+
     # ------------------------------------------------------------------ internals
 
     def _lock(self, table_id: str) -> asyncio.Lock:
@@ -801,19 +861,30 @@ class HeartsService:
         while len(self._live) > self._live_limit:
             gone, _ = self._live.popitem(last=False)
             self._remote.pop(gone, None)
+            self._appended.pop(gone, None)
 
     def forget(self, table_id: str | None = None) -> None:
         """Drop one table (or all) from memory; the next request replays its log."""
         if table_id is None:
             self._live.clear()
+            self._appended.clear()
         else:
             self._live.pop(table_id, None)
+            self._appended.pop(table_id, None)
 
-    async def _load(self, table_id: str, *, at_least: int = 0) -> LiveTable:
+    async def _load(
+        self, table_id: str, *, at_least: int = 0, heard: TableChanged | None = None
+    ) -> LiveTable:
         live = self._live.get(table_id)
         if live is not None and live.version < at_least:
-            # another process wrote on: apply what it logged since (a full replay if that fails)
-            newer = await self.store.entries_after(table_id, live.version)
+            # another process wrote on: apply what it logged since (a full replay if that
+            # fails); a card played that the notice carries needs no read of the log
+            entry = heard.entry() if heard is not None else None
+            if entry is not None and entry.seq == live.version and heard is not None:
+                newer = [entry]
+                self.caught_up_from_notices += 1
+            else:
+                newer = await self.store.entries_after(table_id, live.version)
             try:
                 for entry in newer:
                     live.apply(entry, replaying=True)
@@ -846,12 +917,29 @@ class HeartsService:
             # the table already moved in memory: only a replay of the log says where it is
             self._live.pop(live.record.id, None)
             raise
+        self._appended[live.record.id] = entry
 
     async def _announce(self, live: LiveTable, *, presence: bool = False) -> None:
-        self._heard(live.record.id, live.version)
-        await self.bus.publish(
-            table_channel(live.record.id), TableChanged(live.record.id, live.version, presence)
-        )
+        table_id = live.record.id
+        self._heard(table_id, live.version)
+        change = TableChanged(table_id, live.version, presence)
+        entry = self._appended.pop(table_id, None)
+        if (
+            entry is not None
+            and entry.seq == live.version - 1
+            and entry.kind == "action"
+            and entry.data.get("type") == "play"
+        ):
+            # the card just played, face up: the other processes need not read it from the log
+            change = TableChanged(
+                table_id,
+                live.version,
+                presence,
+                seat=int(entry.data["seat"]),
+                card=str(entry.data["card"]),
+                at_ms=entry.at_ms,
+            )
+        await self.bus.publish(table_channel(table_id), change)
 
     def _heard(self, table_id: str, version: int) -> None:
         """``version`` of the table was announced (kept for the tables this process owns)."""

@@ -251,7 +251,7 @@ class HeartsSession:
                 if held is None or (notice.version <= held.seen and not notice.presence):
                     return
                 try:
-                    live = await self.service.table(table_id, at_least=notice.version)
+                    live = await self.service.table(table_id, at_least=notice.version, heard=notice)
                 except HeartsError:
                     return
                 if notice.presence:

@@ -8,7 +8,9 @@ Redis and the last one to leave unsubscribes, so Redis sends a process only the 
 tables and players its own sockets follow.
 
 What goes over Redis is :meth:`Notice.to_dict` as JSON: a notice's kind and a few ids and
-numbers ("table T is at version v", "player P changed"), never a card (DESIGN.md, principle 3).
+numbers ("table T is at version v", "player P changed"), never a hidden card (DESIGN.md,
+principle 3): the one card a notice may name is one just played face up, which every seat sees
+at that version (``hearts_service.TableChanged``).
 A message that is not a notice this server knows is logged and dropped.
 
 Notices are hints to look again, so the bus is built to lose them rather than to stall: a slow
