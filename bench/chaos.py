@@ -57,6 +57,8 @@ from typing import Any
 
 import websockets
 
+from heartsuit.server.hearts_view import apply_patch
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from services import free_port, services
 
@@ -293,6 +295,15 @@ class Chaos:
             if kind == "hearts.state":
                 state = message
                 watch.saw(message)
+            elif kind == "hearts.patch":
+                # as the page does: the patch on the state held, or open the table again
+                patched = apply_patch(state, message) if state is not None else None
+                if patched is None:  # a version missed: a whole state again
+                    opening = {"type": "hearts.open", "table": watch.id, "tokens": [token]}
+                    await ws.send(json.dumps(opening))
+                else:
+                    state = patched
+                    watch.saw(patched)
             elif kind == "error":
                 self.figures.error(str(message.get("code")))
                 if isinstance(message.get("state"), dict):
@@ -301,7 +312,8 @@ class Chaos:
             if isinstance(got, int) and got in pending:
                 action = pending.pop(got)
                 self.figures.answer_s.append(time.monotonic() - sent_at.pop(got))
-                if kind == "hearts.state" and action["type"] in ("hearts.pass", "hearts.play"):
+                answered = kind in ("hearts.state", "hearts.patch")
+                if answered and action["type"] in ("hearts.pass", "hearts.play"):
                     self.figures.hearts_acked.append((watch.id, {**action, "seat": seat}))
                 acted_at = -1 if kind == "error" else acted_at
         return state
