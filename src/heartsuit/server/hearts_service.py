@@ -880,7 +880,7 @@ class HeartsService:
             # another process wrote on: apply what it logged since (a full replay if that
             # fails); a card played that the notice carries needs no read of the log
             entry = heard.entry() if heard is not None else None
-            if entry is not None and entry.seq == live.version and heard is not None:
+            if entry is not None and entry.seq == live.version:
                 newer = [entry]
                 self.caught_up_from_notices += 1
             else:
