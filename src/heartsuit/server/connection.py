@@ -48,6 +48,7 @@ from heartsuit.server.protocol import (
     request_id,
 )
 from heartsuit.server.service import GameService, OnNotice, Session
+from heartsuit.server.transport import SEND_NOW, SendNow
 
 log = logging.getLogger("heartsuit.server")
 
@@ -90,6 +91,10 @@ class Connection:
         # asyncio's lock, not anyio's: taking a free one does not yield to the event loop (one
         # loop turn less for each frame sent)
         self._send_lock = asyncio.Lock()
+        #: the server's way to write a frame at once (transport.py), if it offers one
+        self._send_now: SendNow | None = (
+            socket.scope.get("extensions", {}).get(SEND_NOW, {}).get("send_text")
+        )
         self._tasks: TaskGroup | None = None
 
     async def run(self) -> None:
@@ -222,8 +227,13 @@ class Connection:
                         continue  # what the notice was about is gone; nothing to show
 
     async def send(self, message: Reply | Encoded, req: int | None = None) -> None:
+        text = encode(message, req)
+        # at once when the server can (no send waiting before this one: frames keep their order)
+        send_now = self._send_now
+        if send_now is not None and not self._send_lock.locked() and send_now(text.encode()):
+            return
         async with self._send_lock:
-            await self.socket.send_text(encode(message, req))
+            await self.socket.send_text(text)
 
     async def _send_error(self, err: ProtocolError, req: int | None) -> None:
         if err.code is ErrorCode.BAD_CODE:

@@ -12,7 +12,11 @@ classes :mod:`heartsuit.cli.serve_cmd` hands to uvicorn instead:
 - :func:`websocket_protocol`: uvicorn's WebSocket protocol whose outgoing buffer is bounded
   (``ws_send_buffer_bytes``: beyond it the app's next send waits) and whose socket is dropped
   when that buffer has not drained for ``ws_send_stall_s`` (a reader that stopped reading), also
-  while the server shuts down.
+  while the server shuts down; which pings only a peer that has been silent for the ping
+  interval (one that spoke within it is alive: a busy server is spared a ping, a pong and two
+  timers per socket every interval, and a dead peer is still found as soon as before); and
+  which offers the app a way to write a text frame at once (:data:`SEND_NOW`), without the
+  layers of coroutines an ASGI ``send`` crosses.
 
 Everything here works below the app, on the event loop's transports: the app never sees a
 request that is too large or too slow, and a stalled reader's sends fail as a disconnect.
@@ -22,13 +26,25 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import Any
+from collections.abc import Callable
+from typing import Any, Final
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.exceptions import InvalidState
 
 log = logging.getLogger("heartsuit.server")
+
+#: the ASGI extension (in a WebSocket scope's ``extensions``) whose ``"send_text"`` writes one
+#: text frame (its UTF-8 bytes) at once and returns True, or returns False, having done
+#: nothing, when that cannot be done at once (the handshake is not over, the socket is closing
+#: or gone, its outgoing buffer is full): the app then uses the ASGI ``send``, which waits or
+#: says why. A server without it (Starlette's TestClient) is spoken to through ASGI only.
+SEND_NOW: Final = "heartsuit.send_now"
+
+#: the type of that ``"send_text"``
+SendNow = Callable[[bytes], bool]
 
 
 def http_protocol(*, max_header_bytes: int, request_timeout_s: float) -> type[H11Protocol]:
@@ -88,10 +104,48 @@ def websocket_protocol(
 
     class BoundedWebSocketProtocol(WebSocketsSansIOProtocol):
         _stall: asyncio.TimerHandle | None = None
+        #: the loop's time when the peer was last heard from
+        _heard = 0.0
+
+        def data_received(self, data: bytes) -> None:
+            self._heard = self.loop.time()
+            super().data_received(data)
+
+        def send_keepalive_ping(self) -> None:
+            # a peer heard from within the interval is alive: look again when it will have been
+            # silent for the whole interval (so it is pinged no later than before)
+            interval = self.ping_interval
+            quiet = self.loop.time() - self._heard
+            if interval is not None and quiet < interval and self.pending_ping_payload is None:
+                self.ping_timer = self.loop.call_later(interval - quiet, self.send_keepalive_ping)
+                return
+            super().send_keepalive_ping()
 
         def connection_made(self, transport: asyncio.BaseTransport) -> None:
             super().connection_made(transport)
             self.transport.set_write_buffer_limits(high=send_buffer_bytes)
+
+        async def run_asgi(self) -> None:
+            self.scope["extensions"][SEND_NOW] = {"send_text": self.send_now}
+            await super().run_asgi()
+
+        def send_now(self, data: bytes) -> bool:
+            """Write one text frame now, as the ASGI ``send`` would once it stopped waiting;
+            False (nothing done) when it would wait or fail (see :data:`SEND_NOW`)."""
+            if (
+                not self.handshake_complete
+                or self.close_sent
+                or self.disconnected
+                or self.initial_response is not None
+                or not self.writable.is_set()
+            ):
+                return False
+            try:
+                self.conn.send_text(data)
+            except InvalidState:  # the closing handshake has begun: the ASGI send says so
+                return False
+            self.transport.write(b"".join(self.conn.data_to_send()))
+            return True
 
         def pause_writing(self) -> None:
             # the buffer is full: the app's sends wait; if it does not drain in time, drop it

@@ -1,0 +1,208 @@
+"""The WebSocket protocol's own frame path (``server/transport.py``), in process: uvicorn's
+protocol class as ``heartsuit serve`` configures it, on a fake transport, with ``websockets``'
+sans-I/O client on the other end.
+
+- ``send_now`` (the :data:`~heartsuit.server.transport.SEND_NOW` extension) writes a text frame
+  at once while the socket is open and its buffer has room, and otherwise does nothing and
+  says so, so that the app falls back to the ASGI ``send`` (which waits, or fails);
+- keepalive pings go only to a peer that has been silent for the ping interval, and a silent
+  peer that never answers is still dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import pytest
+import uvicorn
+from uvicorn.server import ServerState
+from websockets.client import ClientProtocol
+from websockets.extensions.permessage_deflate import ClientPerMessageDeflateFactory
+from websockets.frames import Frame, Opcode
+from websockets.uri import parse_uri
+
+from heartsuit.server.transport import SEND_NOW, websocket_protocol
+
+App = Callable[[Any, Any, Any], Awaitable[None]]
+
+
+class FakeTransport(asyncio.Transport):
+    def __init__(self) -> None:
+        super().__init__()
+        self.out: list[bytes] = []
+        self.closed = False
+
+    def write(self, data: Any) -> None:
+        self.out.append(bytes(data))
+
+    def get_extra_info(self, name: str, default: Any = None) -> Any:
+        return {"peername": ("127.0.0.1", 50000), "sockname": ("127.0.0.1", 8000)}.get(
+            name, default
+        )
+
+    def is_closing(self) -> bool:
+        return self.closed
+
+    def close(self) -> None:
+        self.closed = True
+
+    def abort(self) -> None:
+        self.closed = True
+
+    def pause_reading(self) -> None:
+        pass
+
+    def resume_reading(self) -> None:
+        pass
+
+    def set_write_buffer_limits(self, high: int | None = None, low: int | None = None) -> None:
+        pass
+
+
+class Peer:
+    """A client on one server-side protocol object."""
+
+    def __init__(self, app: App, **options: Any) -> None:
+        config = uvicorn.Config(app, log_level="warning", **options)
+        config.ws = websocket_protocol(send_buffer_bytes=65536, send_stall_s=30.0)
+        config.load()
+        self.transport = FakeTransport()
+        self.proto: Any = config.ws(config=config, server_state=ServerState(), app_state={})
+        self.proto.connection_made(self.transport)
+        self.ws = ClientProtocol(
+            parse_uri("ws://127.0.0.1:8000/ws"), extensions=[ClientPerMessageDeflateFactory()]
+        )
+        self.frames: list[Frame] = []
+
+    async def open(self) -> None:
+        self.ws.send_request(self.ws.connect())
+        # as uvicorn's HTTP protocol hands an upgrade over: h11 lowercased the header names
+        head, *lines = b"".join(self.ws.data_to_send()).split(b"\r\n")
+        lowered = [line.split(b":", 1)[0].lower() + line[line.find(b":") :] for line in lines]
+        self.proto.data_received(b"\r\n".join([head, *lowered]))
+        for _ in range(200):
+            await asyncio.sleep(0.01)
+            self.read()
+            if self.ws.handshake_exc is None and self.ws.state.name == "OPEN":
+                return
+        raise AssertionError("no handshake")
+
+    def read(self) -> list[Frame]:
+        """The frames the server wrote since the last read (pings answered, as a client does)."""
+        self.ws.receive_data(b"".join(self.transport.out))
+        self.transport.out.clear()
+        new = [e for e in self.ws.events_received() if isinstance(e, Frame)]
+        self.frames.extend(new)
+        return new
+
+    def say(self, text: str) -> None:
+        self.ws.send_text(text.encode())
+        self.proto.data_received(b"".join(self.ws.data_to_send()))
+
+
+def echo(scopes: list[Any]) -> App:
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        scopes.append(scope)
+        await receive()
+        await send({"type": "websocket.accept"})
+        while True:
+            message = await receive()
+            if message["type"] == "websocket.disconnect":
+                return
+            await send({"type": "websocket.send", "text": "echo " + message["text"]})
+
+    return app
+
+
+def test_send_now_writes_a_frame_at_once_or_declines_having_done_nothing() -> None:
+    async def main() -> None:
+        scopes: list[Any] = []
+        peer = Peer(echo(scopes))
+        await peer.open()
+        send_now = scopes[0]["extensions"][SEND_NOW]["send_text"]
+        assert send_now("♥ at once".encode()) is True
+        texts = [f.data.decode() for f in peer.read() if f.opcode is Opcode.TEXT]
+        assert texts == ["♥ at once"]  # written before any await: nothing else ran
+        # a full outgoing buffer: declined, nothing written (the ASGI send would wait)
+        peer.proto.pause_writing()
+        assert send_now(b"later") is False and peer.transport.out == []
+        peer.proto.resume_writing()
+        assert send_now(b"now") is True
+        assert [f.data for f in peer.read() if f.opcode is Opcode.TEXT] == [b"now"]
+        # the ASGI path still works beside it, frames in order
+        peer.say("hi")
+        await asyncio.sleep(0.05)
+        assert [f.data for f in peer.read() if f.opcode is Opcode.TEXT] == [b"echo hi"]
+        # once the peer is gone: declined (the ASGI send then says the client went away)
+        peer.proto.connection_lost(None)
+        assert send_now(b"gone") is False and peer.transport.out == []
+        await asyncio.sleep(0.05)
+
+    asyncio.run(main())
+
+
+def test_send_now_declines_once_the_closing_handshake_began() -> None:
+    async def main() -> None:
+        scopes: list[Any] = []
+        peer = Peer(echo(scopes))
+        await peer.open()
+        send_now = scopes[0]["extensions"][SEND_NOW]["send_text"]
+        peer.ws.send_close(1000)  # the page closes
+        peer.proto.data_received(b"".join(peer.ws.data_to_send()))
+        assert send_now(b"too late") is False
+        assert not [f for f in peer.read() if f.opcode is Opcode.TEXT]
+        await asyncio.sleep(0.05)
+
+    asyncio.run(main())
+
+
+@pytest.mark.slow
+def test_a_peer_that_speaks_is_not_pinged_and_a_silent_one_is_then_dropped() -> None:
+    async def main() -> None:
+        peer = Peer(echo([]), ws_ping_interval=1.0, ws_ping_timeout=1.0)
+        await peer.open()
+        # two whole intervals of a page that talks every 0.1 s: alive, never pinged
+        for i in range(25):
+            peer.say(f"tap {i}")
+            await asyncio.sleep(0.1)
+            peer.read()
+        assert not [f for f in peer.frames if f.opcode is Opcode.PING]
+        assert sum(f.opcode is Opcode.TEXT for f in peer.frames) == 25
+        # silent now: pinged within the interval (bounded wait, not a timing check)
+        for _ in range(100):
+            await asyncio.sleep(0.1)
+            if any(f.opcode is Opcode.PING for f in peer.read()):
+                break
+        else:
+            raise AssertionError("a silent peer was never pinged")
+        # the pong is never delivered (the peer is dead): the socket is dropped
+        peer.transport.out.clear()
+        for _ in range(100):
+            await asyncio.sleep(0.1)
+            if peer.transport.closed:
+                break
+        assert peer.transport.closed
+
+    asyncio.run(main())
+
+
+@pytest.mark.slow
+def test_a_silent_peer_that_answers_pings_keeps_its_socket() -> None:
+    async def main() -> None:
+        peer = Peer(echo([]), ws_ping_interval=0.3, ws_ping_timeout=1.0)
+        await peer.open()
+        pings = 0
+        for _ in range(40):  # 4 s of silence but for the pongs
+            await asyncio.sleep(0.1)
+            pings += sum(f.opcode is Opcode.PING for f in peer.read())
+            pong = b"".join(peer.ws.data_to_send())  # the client's automatic pongs
+            if pong:
+                peer.proto.data_received(pong)
+        assert pings >= 2 and not peer.transport.closed
+        peer.say("still here")
+        await asyncio.sleep(0.05)
+        assert [f.data for f in peer.read() if f.opcode is Opcode.TEXT] == [b"echo still here"]
+
+    asyncio.run(main())
