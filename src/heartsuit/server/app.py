@@ -22,6 +22,7 @@ from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route, WebSocketRoute
+from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
 from heartsuit.server import examples, pages
@@ -47,10 +48,35 @@ from heartsuit.server.solitaire_service import Analyse, SolitaireService
 from heartsuit.server.solitaire_stats import DEFAULT_PAGE
 from heartsuit.server.solitaire_store import SolitaireStore, SqlSolitaireStore
 
+#: the one WebSocket address
+SOCKET_PATH = "/ws"
+
 #: the request header that carries the player's id to ``/api/stats``
 PLAYER_HEADER = "x-heartsuit-player"
 #: answers smaller than this go uncompressed (gzip's own framing would eat the gain)
 GZIP_MINIMUM_BYTES = 500
+
+
+class Site(Starlette):
+    """Starlette, except that a WebSocket on :data:`SOCKET_PATH` goes straight to its
+    endpoint: its frames then cross none of the layers made for HTTP (the error and exception
+    middlewares, the security headers, compression, the router), each of which would wrap
+    every frame's ``send`` in one more coroutine. Anything else takes the usual way."""
+
+    def __init__(self, *, socket_endpoint: ASGIApp, **options: Any) -> None:
+        super().__init__(**options)
+        self.socket_endpoint = socket_endpoint
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            scope["type"] == "websocket"
+            and scope["path"] == SOCKET_PATH
+            and not scope.get("root_path")
+        ):
+            scope["app"] = self
+            await self.socket_endpoint(scope, receive, send)
+            return
+        await super().__call__(scope, receive, send)
 
 
 class _JSON(JSONResponse):
@@ -175,6 +201,9 @@ def create_app(
             return
         await serve_socket(socket, players, games, bus, settings.max_frame_bytes, parser, limits)
 
+    async def ws_endpoint(scope: Scope, receive: Receive, send: Send) -> None:
+        await ws(WebSocket(scope, receive, send))
+
     routes: list[BaseRoute] = [
         *pages.routes,
         # content-hashed, precompressed, cached for a year (server/assets.py)
@@ -182,14 +211,16 @@ def create_app(
         Route("/healthz", healthz),
         Route("/api/stats", api_stats),
         Route("/api/examples", api_examples),
-        WebSocketRoute("/ws", ws),
+        # reached through Site's short cut; the route names it (and serves under a root path)
+        WebSocketRoute(SOCKET_PATH, ws),
     ]
     middleware = [
         Middleware(SecurityHeaders),
         # gzip for pages and JSON; static files come compressed already
         Middleware(Compression, minimum_size=GZIP_MINIMUM_BYTES),
     ]
-    app = Starlette(
+    app = Site(
+        socket_endpoint=ws_endpoint,
         routes=routes,
         lifespan=lifespan,
         middleware=middleware,
