@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -123,7 +124,7 @@ def test_send_now_writes_a_frame_at_once_or_declines_having_done_nothing() -> No
         await peer.open()
         send_now = scopes[0]["extensions"][SEND_NOW]["send_text"]
         assert send_now("♥ at once".encode()) is True
-        texts = [f.data.decode() for f in peer.read() if f.opcode is Opcode.TEXT]
+        texts = [bytes(f.data).decode() for f in peer.read() if f.opcode is Opcode.TEXT]
         assert texts == ["♥ at once"]  # written before any await: nothing else ran
         # a full outgoing buffer: declined, nothing written (the ASGI send would wait)
         peer.proto.pause_writing()
@@ -206,3 +207,53 @@ def test_a_silent_peer_that_answers_pings_keeps_its_socket() -> None:
         assert [f.data for f in peer.read() if f.opcode is Opcode.TEXT] == [b"echo still here"]
 
     asyncio.run(main())
+
+
+# --- the site's own /ws: straight to its endpoint ----------------------------------------------
+
+
+def test_the_site_socket_skips_the_http_layers_and_everything_else_still_takes_them(
+    tmp_path: Path,
+) -> None:
+    """``/ws`` reaches its endpoint without Starlette's middleware stack (the security
+    headers, compression, the error and exception middlewares, the router); HTTP answers and
+    other WebSocket paths still go through it all."""
+    from starlette.testclient import TestClient
+    from starlette.websockets import WebSocketDisconnect
+
+    from heartsuit.server.app import create_app
+    from heartsuit.server.headers import CONTENT_SECURITY_POLICY
+    from heartsuit.server.settings import Settings, sqlite_url
+    from tests.server_support import TEST_ORIGINS
+
+    app = create_app(
+        Settings(database_url=sqlite_url(tmp_path / "site.sqlite3"), origins=TEST_ORIGINS)
+    )
+    stacked: list[str] = []
+    built = app.build_middleware_stack()
+
+    async def watched(scope: Any, receive: Any, send: Any) -> None:
+        stacked.append(f"{scope['type']} {scope.get('path', '')}")
+        await built(scope, receive, send)
+
+    app.middleware_stack = watched
+    with TestClient(app) as client:
+        with client.websocket_connect("/ws") as socket:
+            socket.send_json({"type": "hello", "req": 1})
+            assert socket.receive_json()["type"] == "welcome"
+            socket.send_json({"type": "nonsense", "req": 2})
+            assert socket.receive_json()["code"] == "unknown_type"
+        # a foreign page is still refused before the socket opens
+        evil = {"origin": "http://evil.example"}
+        with pytest.raises(WebSocketDisconnect), client.websocket_connect("/ws", headers=evil):
+            pass
+        assert not [s for s in stacked if s.startswith("websocket")]
+        # another WebSocket path: the router refuses it, as before
+        with pytest.raises(WebSocketDisconnect), client.websocket_connect("/elsewhere"):
+            pass
+        assert "websocket /elsewhere" in stacked
+        # HTTP on /ws: the site's 404 page, with its security headers
+        page = client.get("/ws")
+        assert page.status_code == 404
+        assert page.headers["content-security-policy"] == CONTENT_SECURITY_POLICY
+        assert "http /ws" in stacked
