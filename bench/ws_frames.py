@@ -11,7 +11,10 @@ server's; divided by the taps it is the figure to compare. With no kernel, no ot
 and CPU time rather than wall time, it moves far less with the machine's load than the load
 benches do, so that two versions of the frame path can be compared (``PYTHONPATH=…/src``).
 
-    .venv/bin/python bench/ws_frames.py [--taps 3000] [--players 20] [--runs 5]
+    .venv/bin/python bench/ws_frames.py [--taps 3000] [--players 20] [--runs 5] [--lang]
+
+``--lang``: ``lang`` round trips instead (answered by the connection itself: the frame path
+alone, in and out, without any game or the database).
 """
 
 from __future__ import annotations
@@ -95,6 +98,7 @@ class Client:
         )
         self.rng = rng
         self.game: dict[str, Any] = {}
+        self.game_text = ""
         self.partner: object = None
         #: this client's own CPU (seconds, main thread), to subtract from the process's
         self.cpu = 0.0
@@ -143,6 +147,13 @@ class Client:
         if reply.get("type") != "solitaire.state":
             raise RuntimeError(f"no new game: {reply}")
         self.game, self.partner = reply["game"], None
+        self.game_text = json.dumps(reply, ensure_ascii=False, separators=(",", ":"))
+
+    async def lang(self) -> None:
+        """A ``lang`` round trip: the frame path alone (no game, no database)."""
+        reply = await self.ask({"type": "lang", "lang": "en", "req": 1})
+        if reply.get("type") != "lang":
+            raise RuntimeError(f"not a lang reply: {reply}")
 
     async def tap(self) -> None:
         if self.game.get("outcome") != "playing":
@@ -171,7 +182,7 @@ class Client:
         self.game = reply["game"]
 
 
-async def one_run(taps: int, players: int, seed: int) -> tuple[float, float]:
+async def one_run(taps: int, players: int, seed: int, lang: bool = False) -> tuple[float, float]:
     """The server's CPU microseconds per tap (new deals count as taps too): all its threads,
     and its event loop's thread alone (where every frame is read, handled and written)."""
     from uvicorn.server import ServerState
@@ -201,12 +212,13 @@ async def one_run(taps: int, players: int, seed: int) -> tuple[float, float]:
                 await client.open()
             for _ in range(5):  # warm up
                 await asyncio.gather(*(client.tap() for client in clients))
+            act = Client.lang if lang else Client.tap
             for client in clients:
                 client.cpu = 0.0
             rounds = max(1, taps // players)
             started, loop_started = time.process_time(), time.thread_time()
             for _ in range(rounds):
-                await asyncio.gather(*(client.tap() for client in clients))
+                await asyncio.gather(*(act(client) for client in clients))
             own = sum(client.cpu for client in clients)
             cpu = time.process_time() - started - own
             loop_cpu = time.thread_time() - loop_started - own
@@ -217,11 +229,63 @@ async def one_run(taps: int, players: int, seed: int) -> tuple[float, float]:
     return cpu * 1e6 / taps_done, loop_cpu * 1e6 / taps_done
 
 
+async def send_cost(sends: int, seed: int) -> float:
+    """Microseconds of the event loop's CPU per ``Connection.send`` of an already encoded
+    2.2 KB state frame (deflate included), nothing read in between: the send path alone."""
+    from uvicorn.server import ServerState
+
+    from heartsuit.cli.serve_cmd import uvicorn_config
+    from heartsuit.server import connection as connection_module
+    from heartsuit.server.protocol import Encoded
+    from heartsuit.server.settings import Settings, sqlite_url
+
+    made: list[Any] = []
+    original = connection_module.Connection.__init__
+
+    def record(self: Any, *args: Any, **kwargs: Any) -> None:
+        original(self, *args, **kwargs)
+        made.append(self)
+
+    connection_module.Connection.__init__ = record  # type: ignore[method-assign]
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings(database_url=sqlite_url(Path(tmp) / "bench.sqlite3"), port=PORT)
+        config = uvicorn_config(settings, log_level="warning")
+        config.load()
+        app = config.loaded_app
+        while not hasattr(app, "router"):
+            app = app.app
+        async with app.router.lifespan_context(app):
+            state = ServerState()
+            client = Client(config, state, random.Random(seed))
+            await client.open()
+            frame = Encoded(client.game_text)
+            connection = made[-1]
+            for _ in range(200):
+                await connection.send(frame)
+            client.transport.out.clear()
+            started = time.thread_time()
+            for i in range(sends):
+                await connection.send(frame, i)
+                if i % 64 == 0:
+                    client.transport.out.clear()
+            cost = (time.thread_time() - started) * 1e6 / sends
+            client.proto.connection_lost(None)
+            await asyncio.gather(*state.tasks, return_exceptions=True)
+    connection_module.Connection.__init__ = original  # type: ignore[method-assign]
+    return cost
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--taps", type=int, default=3000)
     parser.add_argument("--players", type=int, default=20)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument(
+        "--lang", action="store_true", help="lang round trips instead of taps: the frame path alone"
+    )
+    parser.add_argument(
+        "--sends", type=int, default=0, help="time this many sends of one state frame instead"
+    )
     args = parser.parse_args()
     import logging
 
@@ -232,7 +296,15 @@ def main() -> int:
         runner = uvloop.run
     except ImportError:  # pragma: no cover - uvloop is a serving dependency
         runner = asyncio.run
-    runs = [runner(one_run(args.taps, args.players, seed)) for seed in range(args.runs)]
+    if args.sends:
+        sends = [runner(send_cost(args.sends, seed)) for seed in range(args.runs)]
+        print(
+            f"Connection.send of a state frame (event loop CPU): median "
+            f"{statistics.median(sends):.1f} µs, min {min(sends):.1f} µs "
+            f"(runs: {', '.join(f'{c:.1f}' for c in sends)})"
+        )
+        return 0
+    runs = [runner(one_run(args.taps, args.players, seed, args.lang)) for seed in range(args.runs)]
     print(
         f"{args.players} players, {args.taps} taps per run, {args.runs} runs; server CPU per tap:"
     )
