@@ -257,3 +257,66 @@ def test_the_site_socket_skips_the_http_layers_and_everything_else_still_takes_t
         assert page.status_code == 404
         assert page.headers["content-security-policy"] == CONTENT_SECURITY_POLICY
         assert "http /ws" in stacked
+
+
+# --- Connection.send: at once when it can, in order always ------------------------------------
+
+
+class FakeSocket:
+    """What a Connection needs of a Starlette WebSocket to send: the scope (with or without
+    the send_now extension), and an ASGI-path send that waits while ``room`` is clear."""
+
+    def __init__(self, written: list[str], accept_now: list[bool]) -> None:
+        self.written = written
+        self.accept_now = accept_now
+        self.room = asyncio.Event()
+        self.room.set()
+        self.client = None
+        self.cookies: dict[str, str] = {}
+        self.scope = {"extensions": {SEND_NOW: {"send_text": self.send_now}}}
+
+    def send_now(self, data: bytes) -> bool:
+        if not self.accept_now[0]:
+            return False
+        self.written.append("now " + data.decode())
+        return True
+
+    async def send_text(self, text: str) -> None:
+        await self.room.wait()
+        self.written.append("asgi " + text)
+
+
+def test_frames_keep_their_order_when_some_must_wait() -> None:
+    from heartsuit.server.connection import Connection
+    from heartsuit.server.protocol import Encoded
+
+    async def main() -> None:
+        written: list[str] = []
+        accept_now = [True]
+        socket = FakeSocket(written, accept_now)
+        connection = Connection(socket, None, [], None, 16 * 1024)  # type: ignore[arg-type]
+        await connection.send(Encoded('{"n":1}'))
+        assert written == ['now {"n":1}']  # at once, not through ASGI
+        # the buffer is full: the next frame waits in the ASGI send...
+        accept_now[0] = False
+        socket.room.clear()
+        first = asyncio.create_task(connection.send(Encoded('{"n":2}')))
+        await asyncio.sleep(0.01)
+        # ...and the socket could take a frame at once again, but one is still waiting: the
+        # later frames queue behind it instead of overtaking it
+        accept_now[0] = True
+        third = asyncio.create_task(connection.send(Encoded('{"n":3}')))
+        await asyncio.sleep(0.01)
+        assert written == ['now {"n":1}']
+        # room again, and a fourth frame comes before the third has taken its turn (between
+        # the second's end and the third's start nothing may slip in)
+        socket.room.set()
+        fourth = asyncio.create_task(connection.send(Encoded('{"n":4}')))
+        await asyncio.gather(first, third, fourth)
+        assert [w.split(" ", 1)[1] for w in written] == [f'{{"n":{n}}}' for n in (1, 2, 3, 4)]
+        assert written[1:] == ['asgi {"n":2}', 'asgi {"n":3}', 'asgi {"n":4}']
+        # all sent: at once again
+        await connection.send(Encoded('{"n":5}'), 7)
+        assert written[-1] == 'now {"n":5,"req":7}'
+
+    asyncio.run(main())

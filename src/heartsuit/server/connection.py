@@ -95,6 +95,8 @@ class Connection:
         self._send_now: SendNow | None = (
             socket.scope.get("extensions", {}).get(SEND_NOW, {}).get("send_text")
         )
+        #: how many frames are on their way through the ASGI send
+        self._sending = 0
         self._tasks: TaskGroup | None = None
 
     async def run(self) -> None:
@@ -228,12 +230,17 @@ class Connection:
 
     async def send(self, message: Reply | Encoded, req: int | None = None) -> None:
         text = encode(message, req)
-        # at once when the server can (no send waiting before this one: frames keep their order)
+        # at once when the server can and no earlier frame is still on its way through the
+        # ASGI send (waiting for the lock or for the buffer): frames keep their order
         send_now = self._send_now
-        if send_now is not None and not self._send_lock.locked() and send_now(text.encode()):
+        if send_now is not None and not self._sending and send_now(text.encode()):
             return
-        async with self._send_lock:
-            await self.socket.send_text(text)
+        self._sending += 1
+        try:
+            async with self._send_lock:
+                await self.socket.send_text(text)
+        finally:
+            self._sending -= 1
 
     async def _send_error(self, err: ProtocolError, req: int | None) -> None:
         if err.code is ErrorCode.BAD_CODE:
