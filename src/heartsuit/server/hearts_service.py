@@ -139,7 +139,11 @@ class HeartsService:
         self.levels = levels
         self._live: OrderedDict[str, LiveTable] = OrderedDict()
         self._live_limit = live_tables
+        #: each table's lock: kept for the tables in memory (``_held_locks``, so that it is not
+        #: made again for every request), and for any other as long as someone holds or waits
+        #: for it (a weak reference: a table asked for once, or unknown, leaves nothing behind)
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        self._held_locks: dict[str, asyncio.Lock] = {}
         #: leases and shared presence when the site is several processes; None: one process
         self.shared = shared
         self.presence = Presence(grace_ms, self._grace_over, timers=shared is None)
@@ -243,6 +247,14 @@ class HeartsService:
         """The table, at version ``at_least`` or later: a notice from another process says
         the log has grown past this process's copy, which then catches up from the log (or
         from the notice ``heard``, when it carries the one entry the copy lacks)."""
+        live = self._live.get(table_id)
+        if live is not None and live.version >= at_least:
+            lock = self._held_locks.get(table_id)
+            if lock is not None and not lock.locked():
+                # nobody is changing it (so all of it is logged) and it is current: what the
+                # lock would give at once, without taking it
+                self._live.move_to_end(table_id)
+                return live
         async with self._lock(table_id):
             return await self._load(table_id, at_least=at_least, heard=heard)
 
@@ -547,7 +559,17 @@ class HeartsService:
         task = self._drivers.get(table_id)
         if task is not None and not task.done():
             return
+        live = self._live.get(table_id)
+        if live is not None and not self._computer_seats(live) and not self._locks_held(table_id):
+            # nothing for a computer to do now (the driver would look and stop): every change
+            # and every seat handed over kicks again; a table not in memory, or one being
+            # changed right now, is looked at by the driver
+            return
         self._drivers[table_id] = asyncio.get_running_loop().create_task(self._drive(table_id))
+
+    def _locks_held(self, table_id: str) -> bool:
+        lock = self._held_locks.get(table_id) or self._locks.get(table_id)
+        return lock is not None and lock.locked()
 
     async def _drive(self, table_id: str) -> None:
         try:
@@ -849,28 +871,41 @@ class HeartsService:
     # ------------------------------------------------------------------ internals
 
     def _lock(self, table_id: str) -> asyncio.Lock:
+        lock = self._held_locks.get(table_id)
+        if lock is not None:
+            return lock
         lock = self._locks.get(table_id)
         if lock is None:
             lock = asyncio.Lock()
             self._locks[table_id] = lock
+        if table_id in self._live:
+            self._held_locks[table_id] = lock
         return lock
 
     def _remember(self, live: LiveTable) -> None:
-        self._live[live.record.id] = live
-        self._live.move_to_end(live.record.id)
+        table_id = live.record.id
+        self._live[table_id] = live
+        self._live.move_to_end(table_id)
+        if table_id not in self._held_locks:
+            lock = self._locks.get(table_id)
+            if lock is not None:
+                self._held_locks[table_id] = lock
         while len(self._live) > self._live_limit:
             gone, _ = self._live.popitem(last=False)
             self._remote.pop(gone, None)
             self._appended.pop(gone, None)
+            self._held_locks.pop(gone, None)  # still in _locks while someone holds it
 
     def forget(self, table_id: str | None = None) -> None:
         """Drop one table (or all) from memory; the next request replays its log."""
         if table_id is None:
             self._live.clear()
             self._appended.clear()
+            self._held_locks.clear()
         else:
             self._live.pop(table_id, None)
             self._appended.pop(table_id, None)
+            self._held_locks.pop(table_id, None)
 
     async def _load(
         self, table_id: str, *, at_least: int = 0, heard: TableChanged | None = None
@@ -916,6 +951,7 @@ class HeartsService:
         except BaseException:
             # the table already moved in memory: only a replay of the log says where it is
             self._live.pop(live.record.id, None)
+            self._held_locks.pop(live.record.id, None)
             raise
         self._appended[live.record.id] = entry
 
