@@ -96,13 +96,20 @@ def illegal_reasons(match: Match, view: SeatView) -> dict[str, str]:
     """Why each card of the seat's hand that is not legal now cannot be played."""
     if view.to_play != view.seat:
         return {}
-    legal = set(view.legal)
+    # a view's legal cards are the very objects of its hand (one deck): a card that is one
+    # of them is legal; any other is asked of the engine (which answers None for a legal card
+    # that is only equal to one, so the answer never depends on this shortcut)
+    legal = {id(card) for card in view.legal}
+    why = match.hand.why_illegal
+    seat = view.seat
     out: dict[str, str] = {}
-    for card in dict.fromkeys(view.hand):
-        if card not in legal:
-            reason = match.hand.why_illegal(view.seat, card)
-            if reason is not None:
-                out[card.code] = reason.value
+    for card in view.hand:
+        if id(card) not in legal:
+            code = card.code
+            if code not in out:
+                reason = why(seat, card)
+                if reason is not None:
+                    out[code] = reason.value
     return out
 
 
@@ -452,26 +459,29 @@ def _rules_json(kept: _Kept, view: SeatView) -> str:
     return kept.rules[1]
 
 
-#: a view's dict without its rules and its finished tricks (written apart, see _shared)
+#: in a view's dict: a field written apart (the rules and the finished tricks from kept
+#: texts, see _shared; a seat's own fields by each socket, see _view_json)
 _PENDING = object()
 
 
 def _view_dict(view: SeatView) -> dict[str, Any]:
     """``view.to_dict()`` with the same keys in the same order, but the rules and the finished
-    tricks left as placeholders (they are written from kept texts)."""
+    tricks left as placeholders (they are written from kept texts), and the seat's own fields
+    (:data:`PRIVATE_FIELDS`) too: each socket writes its own seat's (see _view_segments), and
+    the public part leaves them out, so the view they would come from is never read for them."""
     trick = view.trick
     return {
-        "seat": view.seat,
+        "seat": _PENDING,
         "rules": _PENDING,
         "phase": view.phase,
         "hand_number": view.hand_number,
-        "hand": [c.code for c in view.hand],
-        "legal": [c.code for c in view.legal],
+        "hand": _PENDING,
+        "legal": _PENDING,
         "to_play": view.to_play,
         "pass_direction": str(view.pass_direction),
-        "must_pass": view.must_pass,
-        "passed": [c.code for c in view.passed],
-        "received": [c.code for c in view.received],
+        "must_pass": _PENDING,
+        "passed": _PENDING,
+        "received": _PENDING,
         "trick": None if trick is None else trick.to_dict(),
         "tricks": _PENDING,
         "points_taken": list(view.points_taken),
