@@ -202,3 +202,34 @@ def test_illegal_reasons_are_the_engines_whatever_the_cards_objects() -> None:
             checked += 1
         action = computer_action(match, seat, "easy", "test")
         live.apply(live.entry("action", action.to_dict(), 0))
+
+
+def test_events_since_any_version_are_the_events_of_the_entries_after_it() -> None:
+    rules = Rules.preset("standard")
+    record = TableRecord("e" * 16, "online", "standard", rules.to_dict(), 11, None, 0)
+    seats = [SeatRecord(s, "human", f"P{s}") for s in range(4)]
+    live = LiveTable.replay(record, seats, [])
+    caused = [live.apply(live.entry("start", {}, 0))]
+    entries = [LogEntry(0, "start", {}, 0)]
+    while live.version < 300:  # past the window of remembered versions
+        match = live.match
+        assert match is not None
+        seat = live.awaiting()[0]
+        action = computer_action(match, seat, "easy", "test")
+        entry = live.entry("action", action.to_dict(), 0)
+        entries.append(entry)
+        caused.append(live.apply(entry, action=action))  # the action given: not read back
+        for version in (0, live.version - 300, live.version - 256, live.version - 255):
+            if version < 0:
+                continue
+            expected = [e for events in caused[version:] for e in events]
+            remembered = live.version - version <= 256
+            assert live.events_since(version) == (expected if remembered else None)
+        for version in range(max(0, live.version - 5), live.version + 1):
+            assert live.events_since(version) == [e for events in caused[version:] for e in events]
+    assert live.events_since(live.version + 1) is None
+    # the same table replayed from its log (each action read from its dict) is the same
+    again = LiveTable.replay(live.record, seats, entries)
+    assert again.record == live.record and again.history == live.history
+    assert again.match is not None and live.match is not None
+    assert again.match.view(0) == live.match.view(0)

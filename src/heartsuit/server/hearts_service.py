@@ -430,7 +430,7 @@ class HeartsService:
             if seat not in live.awaiting():
                 raise HeartsError(ErrorCode.NOT_YOUR_TURN, "it is not your turn")
             # a conflict: replayed from the log, the intent is checked once more
-            await self._append(live, "action", action.to_dict())
+            await self._append(live, "action", action.to_dict(), action=action)
             return live
 
         live = await self._change(table_id, change)
@@ -596,7 +596,7 @@ class HeartsService:
                     try:
                         for seat in seats:
                             action = await self._choose(live, seat)
-                            await self._append(live, "action", action.to_dict())
+                            await self._append(live, "action", action.to_dict(), action=action)
                     except EntryConflict:
                         # another process logged this turn first (it believed it owned the
                         # table too, or a person's intent came first): catch up and look again
@@ -937,12 +937,19 @@ class HeartsService:
         return live
 
     async def _append(
-        self, live: LiveTable, kind: str, data: dict[str, Any], *, changed_seat: int | None = None
+        self,
+        live: LiveTable,
+        kind: str,
+        data: dict[str, Any],
+        *,
+        changed_seat: int | None = None,
+        action: Action | None = None,
     ) -> None:
-        """Apply an entry to the live table and log it; on any failure forget the table."""
+        """Apply an entry to the live table and log it; on any failure forget the table.
+        (``action``: the action whose ``to_dict()`` is ``data``, of an ``action`` entry.)"""
         entry = live.entry(kind, data, self.clock())  # type: ignore[arg-type]
         try:
-            live.apply(entry)
+            live.apply(entry, action=action)
         except IllegalMove as err:
             raise HeartsError(ErrorCode.ILLEGAL, str(err), reason=err.reason.value) from None
         changed = [live.seats[changed_seat]] if changed_seat is not None else []
