@@ -206,6 +206,11 @@ class _Kept:
     #: seat 0's view at this version and its dict (see _view_dict), made with ``public``
     seat0: SeatView | None = None
     base: dict[str, Any] | None = None
+    #: the seat views made at this version, by seat (each made once, whoever shows it)
+    views: dict[int, SeatView] = field(default_factory=dict)
+    #: per seat, what a frame or a patch to this version writes of the seat's own (its view,
+    #: its illegal cards' reasons, whom it passes to), once written
+    own: dict[tuple[str, int], Any] = field(default_factory=dict)
 
 
 class StateFrames:
@@ -257,12 +262,16 @@ class StateFrames:
         if events is None:
             events = parts_of[events_key] = _events(live, since)
         match = live.match
-        private = match.view(view_seat) if match is not None and view_seat is not None else None
-        if private is not None:
-            assert match is not None
-            view = _view_json(private, kept.segments)
-            illegal = _json(illegal_reasons(match, private))
-            pass_to = _json(pass_receiver(private))
+        if match is not None and view_seat is not None:
+            written = kept.own.get(("state", view_seat))
+            if written is None:
+                private = _view_of(kept, match, view_seat)
+                written = kept.own[("state", view_seat)] = (
+                    _view_json(private, kept.segments),
+                    _json(illegal_reasons(match, private)),
+                    _json(pass_receiver(private)),
+                )
+            view, illegal, pass_to = written
         else:
             view, illegal, pass_to = "null", "{}", "null"
         own = {"you": _json(sorted(you)), "view": view, "illegal": illegal, "pass_to": pass_to}
@@ -303,14 +312,17 @@ class StateFrames:
             return None
         if view_seat is None or (view_seat not in now[1] and view_seat not in before[1]):
             return Encoded(common["text"] + "}")
-        own = match.view(view_seat)
-        return Encoded(
-            f'{common["text"]},"view":{{"hand":{_codes_json(own.hand)},'
-            f'"legal":{_codes_json(own.legal)},'
-            f'"must_pass":{"true" if own.must_pass else "false"},'
-            f'"passed":{_codes_json(own.passed)},"received":{_codes_json(own.received)}}},'
-            f'"illegal":{_json(illegal_reasons(match, own))}}}'
-        )
+        text = kept.own.get(("patch", view_seat))
+        if text is None:
+            own = _view_of(kept, match, view_seat)
+            text = kept.own[("patch", view_seat)] = (
+                f'{common["text"]},"view":{{"hand":{_codes_json(own.hand)},'
+                f'"legal":{_codes_json(own.legal)},'
+                f'"must_pass":{"true" if own.must_pass else "false"},'
+                f'"passed":{_codes_json(own.passed)},"received":{_codes_json(own.received)}}},'
+                f'"illegal":{_json(illegal_reasons(match, own))}}}'
+            )
+        return Encoded(text)
 
     def _shared(self, kept: _Kept, live: LiveTable) -> dict[str, str]:
         shared = kept.parts.get("shared")
@@ -331,6 +343,8 @@ class StateFrames:
             kept.version = live.version
             kept.parts = {}
             kept.segments = []
+            kept.views = {}
+            kept.own = {}
         self._tables.move_to_end(table_id)
         while len(self._tables) > self._size:
             self._tables.popitem(last=False)
@@ -507,10 +521,18 @@ def _public(kept: _Kept, live: LiveTable) -> tuple[dict[str, Any], tuple[int, ..
         match = live.match
         assert match is not None
         awaiting = tuple(live.awaiting())
-        seat0 = kept.seat0 = match.view(0)
+        seat0 = kept.seat0 = _view_of(kept, match, 0)
         base = kept.base = _view_dict(seat0)
         kept.public = (_public_dict(base, seat0, awaiting), awaiting)
     return kept.public
+
+
+def _view_of(kept: _Kept, match: Match, seat: int) -> SeatView:
+    """``match.view(seat)`` at the kept version, made once (a view never changes)."""
+    view = kept.views.get(seat)
+    if view is None:
+        view = kept.views[seat] = match.view(seat)
+    return view
 
 
 def _patch_text(
