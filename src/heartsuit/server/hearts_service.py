@@ -965,7 +965,6 @@ class HeartsService:
     async def _announce(self, live: LiveTable, *, presence: bool = False) -> None:
         table_id = live.record.id
         self._heard(table_id, live.version)
-        change = TableChanged(table_id, live.version, presence)
         entry = self._appended.pop(table_id, None)
         if (
             entry is not None
@@ -982,6 +981,8 @@ class HeartsService:
                 card=str(entry.data["card"]),
                 at_ms=entry.at_ms,
             )
+        else:
+            change = TableChanged(table_id, live.version, presence)
         await self.bus.publish(table_channel(table_id), change)
 
     def _heard(self, table_id: str, version: int) -> None:
