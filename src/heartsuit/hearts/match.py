@@ -195,7 +195,10 @@ class Match:
 
     @property
     def is_over(self) -> bool:
-        return self.hand.phase is Phase.DONE and match_over(self.rules, self.scores)
+        # asked many times per action (awaiting, status): a hand in play answers at once
+        if self._hands[-1].phase is not Phase.DONE:
+            return False
+        return match_over(self.rules, self.scores)
 
     @property
     def winners(self) -> tuple[int, ...]:

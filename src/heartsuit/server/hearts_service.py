@@ -139,7 +139,11 @@ class HeartsService:
         self.levels = levels
         self._live: OrderedDict[str, LiveTable] = OrderedDict()
         self._live_limit = live_tables
+        #: each table's lock: kept for the tables in memory (``_held_locks``, so that it is not
+        #: made again for every request), and for any other as long as someone holds or waits
+        #: for it (a weak reference: a table asked for once, or unknown, leaves nothing behind)
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        self._held_locks: dict[str, asyncio.Lock] = {}
         #: leases and shared presence when the site is several processes; None: one process
         self.shared = shared
         self.presence = Presence(grace_ms, self._grace_over, timers=shared is None)
@@ -243,6 +247,14 @@ class HeartsService:
         """The table, at version ``at_least`` or later: a notice from another process says
         the log has grown past this process's copy, which then catches up from the log (or
         from the notice ``heard``, when it carries the one entry the copy lacks)."""
+        live = self._live.get(table_id)
+        if live is not None and live.version >= at_least:
+            lock = self._held_locks.get(table_id)
+            if lock is not None and not lock.locked():
+                # nobody is changing it (so all of it is logged) and it is current: what the
+                # lock would give at once, without taking it
+                self._live.move_to_end(table_id)
+                return live
         async with self._lock(table_id):
             return await self._load(table_id, at_least=at_least, heard=heard)
 
@@ -418,7 +430,7 @@ class HeartsService:
             if seat not in live.awaiting():
                 raise HeartsError(ErrorCode.NOT_YOUR_TURN, "it is not your turn")
             # a conflict: replayed from the log, the intent is checked once more
-            await self._append(live, "action", action.to_dict())
+            await self._append(live, "action", action.to_dict(), action=action)
             return live
 
         live = await self._change(table_id, change)
@@ -547,7 +559,17 @@ class HeartsService:
         task = self._drivers.get(table_id)
         if task is not None and not task.done():
             return
+        live = self._live.get(table_id)
+        if live is not None and not self._computer_seats(live) and not self._locks_held(table_id):
+            # nothing for a computer to do now (the driver would look and stop): every change
+            # and every seat handed over kicks again; a table not in memory, or one being
+            # changed right now, is looked at by the driver
+            return
         self._drivers[table_id] = asyncio.get_running_loop().create_task(self._drive(table_id))
+
+    def _locks_held(self, table_id: str) -> bool:
+        lock = self._held_locks.get(table_id) or self._locks.get(table_id)
+        return lock is not None and lock.locked()
 
     async def _drive(self, table_id: str) -> None:
         try:
@@ -574,7 +596,7 @@ class HeartsService:
                     try:
                         for seat in seats:
                             action = await self._choose(live, seat)
-                            await self._append(live, "action", action.to_dict())
+                            await self._append(live, "action", action.to_dict(), action=action)
                     except EntryConflict:
                         # another process logged this turn first (it believed it owned the
                         # table too, or a person's intent came first): catch up and look again
@@ -849,28 +871,41 @@ class HeartsService:
     # ------------------------------------------------------------------ internals
 
     def _lock(self, table_id: str) -> asyncio.Lock:
+        lock = self._held_locks.get(table_id)
+        if lock is not None:
+            return lock
         lock = self._locks.get(table_id)
         if lock is None:
             lock = asyncio.Lock()
             self._locks[table_id] = lock
+        if table_id in self._live:
+            self._held_locks[table_id] = lock
         return lock
 
     def _remember(self, live: LiveTable) -> None:
-        self._live[live.record.id] = live
-        self._live.move_to_end(live.record.id)
+        table_id = live.record.id
+        self._live[table_id] = live
+        self._live.move_to_end(table_id)
+        if table_id not in self._held_locks:
+            lock = self._locks.get(table_id)
+            if lock is not None:
+                self._held_locks[table_id] = lock
         while len(self._live) > self._live_limit:
             gone, _ = self._live.popitem(last=False)
             self._remote.pop(gone, None)
             self._appended.pop(gone, None)
+            self._held_locks.pop(gone, None)  # still in _locks while someone holds it
 
     def forget(self, table_id: str | None = None) -> None:
         """Drop one table (or all) from memory; the next request replays its log."""
         if table_id is None:
             self._live.clear()
             self._appended.clear()
+            self._held_locks.clear()
         else:
             self._live.pop(table_id, None)
             self._appended.pop(table_id, None)
+            self._held_locks.pop(table_id, None)
 
     async def _load(
         self, table_id: str, *, at_least: int = 0, heard: TableChanged | None = None
@@ -902,12 +937,19 @@ class HeartsService:
         return live
 
     async def _append(
-        self, live: LiveTable, kind: str, data: dict[str, Any], *, changed_seat: int | None = None
+        self,
+        live: LiveTable,
+        kind: str,
+        data: dict[str, Any],
+        *,
+        changed_seat: int | None = None,
+        action: Action | None = None,
     ) -> None:
-        """Apply an entry to the live table and log it; on any failure forget the table."""
+        """Apply an entry to the live table and log it; on any failure forget the table.
+        (``action``: the action whose ``to_dict()`` is ``data``, of an ``action`` entry.)"""
         entry = live.entry(kind, data, self.clock())  # type: ignore[arg-type]
         try:
-            live.apply(entry)
+            live.apply(entry, action=action)
         except IllegalMove as err:
             raise HeartsError(ErrorCode.ILLEGAL, str(err), reason=err.reason.value) from None
         changed = [live.seats[changed_seat]] if changed_seat is not None else []
@@ -916,13 +958,13 @@ class HeartsService:
         except BaseException:
             # the table already moved in memory: only a replay of the log says where it is
             self._live.pop(live.record.id, None)
+            self._held_locks.pop(live.record.id, None)
             raise
         self._appended[live.record.id] = entry
 
     async def _announce(self, live: LiveTable, *, presence: bool = False) -> None:
         table_id = live.record.id
         self._heard(table_id, live.version)
-        change = TableChanged(table_id, live.version, presence)
         entry = self._appended.pop(table_id, None)
         if (
             entry is not None
@@ -939,6 +981,8 @@ class HeartsService:
                 card=str(entry.data["card"]),
                 at_ms=entry.at_ms,
             )
+        else:
+            change = TableChanged(table_id, live.version, presence)
         await self.bus.publish(table_channel(table_id), change)
 
     def _heard(self, table_id: str, version: int) -> None:

@@ -202,16 +202,27 @@ class LiveTable:
             return []
         if not self.recent or self.recent[0][0] > version + 1:
             return None
+        # the versions in ``recent`` rise one by one: only its last entries are read (a
+        # socket one version behind reads one, not the whole window)
+        newer: list[list[dict[str, Any]]] = []
+        for after, events in reversed(self.recent):
+            if after <= version:
+                break
+            newer.append(events)
         out: list[dict[str, Any]] = []
-        for after, events in self.recent:
-            if after > version:
-                out.extend(events)
+        for events in reversed(newer):
+            out.extend(events)
         return out
 
     # --- changes ----------------------------------------------------------------------------
 
-    def apply(self, entry: LogEntry, *, replaying: bool = False) -> list[dict[str, Any]]:
+    def apply(
+        self, entry: LogEntry, *, replaying: bool = False, action: Action | None = None
+    ) -> list[dict[str, Any]]:
         """Apply one log entry (replayed or new); returns the public events it caused.
+
+        ``action``: the action of an ``action`` entry, when the caller has it already (the
+        entry's data is its ``to_dict()``), so that it is not read back from the dict.
 
         Raises :class:`TableError` or the engine's ``IllegalMove``/``ValueError`` and changes
         nothing when the entry does not fit the table's state.
@@ -231,7 +242,8 @@ class LiveTable:
                 raise TableError("the match has not started")
             if self.match.is_over:
                 raise TableError("the match is over")
-            action = action_from_dict(entry.data)
+            if action is None:
+                action = action_from_dict(entry.data)
             play = self.match.replay if replaying else self.match.apply
             events = [e.to_dict() for e in play(action)]
             seat, was_pass = action.seat, isinstance(action, Pass)
@@ -249,8 +261,13 @@ class LiveTable:
         else:  # pragma: no cover - the store only holds the kinds above
             raise TableError(f"unknown log entry kind {entry.kind!r}")
         self.history.append((entry.kind, seat, was_pass))
-        self.recent.append((self.version, events))
-        self.record = replace(self.record, status=self.status, version=self.version)
+        version = len(self.history)
+        self.recent.append((version, events))
+        r = self.record
+        # replace(r, status=..., version=...), written out: this runs for every change
+        self.record = TableRecord(
+            r.id, r.mode, r.preset, r.rules, r.seed, r.invite, r.created_at_ms, self.status, version
+        )
         return events
 
     def entry(self, kind: EntryKind, data: dict[str, Any], at_ms: int) -> LogEntry:

@@ -96,13 +96,20 @@ def illegal_reasons(match: Match, view: SeatView) -> dict[str, str]:
     """Why each card of the seat's hand that is not legal now cannot be played."""
     if view.to_play != view.seat:
         return {}
-    legal = set(view.legal)
+    # a view's legal cards are the very objects of its hand (one deck): a card that is one
+    # of them is legal; any other is asked of the engine (which answers None for a legal card
+    # that is only equal to one, so the answer never depends on this shortcut)
+    legal = {id(card) for card in view.legal}
+    why = match.hand.why_illegal
+    seat = view.seat
     out: dict[str, str] = {}
-    for card in dict.fromkeys(view.hand):
-        if card not in legal:
-            reason = match.hand.why_illegal(view.seat, card)
-            if reason is not None:
-                out[card.code] = reason.value
+    for card in view.hand:
+        if id(card) not in legal:
+            code = card.code
+            if code not in out:
+                reason = why(seat, card)
+                if reason is not None:
+                    out[code] = reason.value
     return out
 
 
@@ -199,6 +206,11 @@ class _Kept:
     #: seat 0's view at this version and its dict (see _view_dict), made with ``public``
     seat0: SeatView | None = None
     base: dict[str, Any] | None = None
+    #: the seat views made at this version, by seat (each made once, whoever shows it)
+    views: dict[int, SeatView] = field(default_factory=dict)
+    #: per seat, what a frame or a patch to this version writes of the seat's own (its view,
+    #: its illegal cards' reasons, whom it passes to), once written
+    own: dict[tuple[str, int], Any] = field(default_factory=dict)
 
 
 class StateFrames:
@@ -250,12 +262,16 @@ class StateFrames:
         if events is None:
             events = parts_of[events_key] = _events(live, since)
         match = live.match
-        private = match.view(view_seat) if match is not None and view_seat is not None else None
-        if private is not None:
-            assert match is not None
-            view = _view_json(private, kept.segments)
-            illegal = _json(illegal_reasons(match, private))
-            pass_to = _json(pass_receiver(private))
+        if match is not None and view_seat is not None:
+            written = kept.own.get(("state", view_seat))
+            if written is None:
+                private = _view_of(kept, match, view_seat)
+                written = kept.own[("state", view_seat)] = (
+                    _view_json(private, kept.segments),
+                    _json(illegal_reasons(match, private)),
+                    _json(pass_receiver(private)),
+                )
+            view, illegal, pass_to = written
         else:
             view, illegal, pass_to = "null", "{}", "null"
         own = {"you": _json(sorted(you)), "view": view, "illegal": illegal, "pass_to": pass_to}
@@ -296,14 +312,17 @@ class StateFrames:
             return None
         if view_seat is None or (view_seat not in now[1] and view_seat not in before[1]):
             return Encoded(common["text"] + "}")
-        own = match.view(view_seat)
-        return Encoded(
-            f'{common["text"]},"view":{{"hand":{_codes_json(own.hand)},'
-            f'"legal":{_codes_json(own.legal)},'
-            f'"must_pass":{"true" if own.must_pass else "false"},'
-            f'"passed":{_codes_json(own.passed)},"received":{_codes_json(own.received)}}},'
-            f'"illegal":{_json(illegal_reasons(match, own))}}}'
-        )
+        text = kept.own.get(("patch", view_seat))
+        if text is None:
+            own = _view_of(kept, match, view_seat)
+            text = kept.own[("patch", view_seat)] = (
+                f'{common["text"]},"view":{{"hand":{_codes_json(own.hand)},'
+                f'"legal":{_codes_json(own.legal)},'
+                f'"must_pass":{"true" if own.must_pass else "false"},'
+                f'"passed":{_codes_json(own.passed)},"received":{_codes_json(own.received)}}},'
+                f'"illegal":{_json(illegal_reasons(match, own))}}}'
+            )
+        return Encoded(text)
 
     def _shared(self, kept: _Kept, live: LiveTable) -> dict[str, str]:
         shared = kept.parts.get("shared")
@@ -324,6 +343,8 @@ class StateFrames:
             kept.version = live.version
             kept.parts = {}
             kept.segments = []
+            kept.views = {}
+            kept.own = {}
         self._tables.move_to_end(table_id)
         while len(self._tables) > self._size:
             self._tables.popitem(last=False)
@@ -452,26 +473,29 @@ def _rules_json(kept: _Kept, view: SeatView) -> str:
     return kept.rules[1]
 
 
-#: a view's dict without its rules and its finished tricks (written apart, see _shared)
+#: in a view's dict: a field written apart (the rules and the finished tricks from kept
+#: texts, see _shared; a seat's own fields by each socket, see _view_json)
 _PENDING = object()
 
 
 def _view_dict(view: SeatView) -> dict[str, Any]:
     """``view.to_dict()`` with the same keys in the same order, but the rules and the finished
-    tricks left as placeholders (they are written from kept texts)."""
+    tricks left as placeholders (they are written from kept texts), and the seat's own fields
+    (:data:`PRIVATE_FIELDS`) too: each socket writes its own seat's (see _view_segments), and
+    the public part leaves them out, so the view they would come from is never read for them."""
     trick = view.trick
     return {
-        "seat": view.seat,
+        "seat": _PENDING,
         "rules": _PENDING,
         "phase": view.phase,
         "hand_number": view.hand_number,
-        "hand": [c.code for c in view.hand],
-        "legal": [c.code for c in view.legal],
+        "hand": _PENDING,
+        "legal": _PENDING,
         "to_play": view.to_play,
         "pass_direction": str(view.pass_direction),
-        "must_pass": view.must_pass,
-        "passed": [c.code for c in view.passed],
-        "received": [c.code for c in view.received],
+        "must_pass": _PENDING,
+        "passed": _PENDING,
+        "received": _PENDING,
         "trick": None if trick is None else trick.to_dict(),
         "tricks": _PENDING,
         "points_taken": list(view.points_taken),
@@ -497,10 +521,18 @@ def _public(kept: _Kept, live: LiveTable) -> tuple[dict[str, Any], tuple[int, ..
         match = live.match
         assert match is not None
         awaiting = tuple(live.awaiting())
-        seat0 = kept.seat0 = match.view(0)
+        seat0 = kept.seat0 = _view_of(kept, match, 0)
         base = kept.base = _view_dict(seat0)
         kept.public = (_public_dict(base, seat0, awaiting), awaiting)
     return kept.public
+
+
+def _view_of(kept: _Kept, match: Match, seat: int) -> SeatView:
+    """``match.view(seat)`` at the kept version, made once (a view never changes)."""
+    view = kept.views.get(seat)
+    if view is None:
+        view = kept.views[seat] = match.view(seat)
+    return view
 
 
 def _patch_text(
