@@ -375,7 +375,9 @@ def _least(column: Any, value: Any) -> Any:
     """The smaller of a nullable column and the nullable parameter ``value`` (None counts as
     no value)."""
     return case(
-        (value.is_(None), column), (column.is_(None), value), (column > value, value),
+        (value.is_(None), column),
+        (column.is_(None), value),
+        (column > value, value),
         else_=column,
     )
 
@@ -446,6 +448,15 @@ _MOVED = (
 _CLOSED = _MOVED.values(
     played_ms=bindparam("b_played", type_=BigInteger),
     running_since_ms=bindparam("b_running", type_=BigInteger),
+)
+#: a game's play clock (only this and a game closed by a new one write it)
+_CLOCK = (
+    update(games)
+    .where(_this_game)
+    .values(
+        played_ms=bindparam("b_played", type_=BigInteger),
+        running_since_ms=bindparam("b_running", type_=BigInteger),
+    )
 )
 _DEAD_DEAL = update(player_stats).where(_mine).values(dead_deals=_p.dead_deals + 1)
 _streak = _p.current_streak + 1
@@ -540,8 +551,16 @@ def _tally_steps(upserts: _Upserts, tally: Tally) -> list[Step]:
     steps = [
         Step(
             upserts.player_row,
-            [{"player_id": game.player_id, "games": 0, "wins": 0, "current_streak": 0,
-              "best_streak": 0, "dead_deals": 0}],
+            [
+                {
+                    "player_id": game.player_id,
+                    "games": 0,
+                    "wins": 0,
+                    "current_streak": 0,
+                    "best_streak": 0,
+                    "dead_deals": 0,
+                }
+            ],
         )
     ]
     if kind is TallyKind.DEAD_DEAL:
@@ -550,8 +569,15 @@ def _tally_steps(upserts: _Upserts, tally: Tally) -> list[Step]:
     steps.append(
         Step(
             upserts.code_row,
-            [{"player_id": game.player_id, "code": game.code, "games": 0, "wins": 0,
-              "last_at_ms": at}],
+            [
+                {
+                    "player_id": game.player_id,
+                    "code": game.code,
+                    "games": 0,
+                    "wins": 0,
+                    "last_at_ms": at,
+                }
+            ],
         )
     )
     this = {**player, "b_game": game.id}
@@ -642,9 +668,7 @@ class SqlSolitaireStore:
             return [_game_from_row(r) for r in await conn.execute(query)]
 
     async def player_games(self, player_id: str) -> list[GameRecord]:
-        query = (
-            select(games).where(games.c.player_id == player_id).order_by(games.c.started_at_ms)
-        )
+        query = select(games).where(games.c.player_id == player_id).order_by(games.c.started_at_ms)
         async with self.db.reading() as conn:
             return [_game_from_row(r) for r in await conn.execute(query)]
 
@@ -661,13 +685,10 @@ class SqlSolitaireStore:
             ]
 
     async def intents(self, game_id: str, since: int = 0) -> dict[str, int]:
-        query = (
-            select(moves_log.c.intent, moves_log.c.seq)
-            .where(
-                moves_log.c.game_id == game_id,
-                moves_log.c.seq >= since,
-                moves_log.c.intent.is_not(None),
-            )
+        query = select(moves_log.c.intent, moves_log.c.seq).where(
+            moves_log.c.game_id == game_id,
+            moves_log.c.seq >= since,
+            moves_log.c.intent.is_not(None),
         )
         quiet = select(quiet_intents.c.intent, quiet_intents.c.at_length).where(
             quiet_intents.c.game_id == game_id, quiet_intents.c.at_length >= since
@@ -706,20 +727,14 @@ class SqlSolitaireStore:
             "intent": move.intent,
             "play_ms": move.play_ms,
         }
-        state = (
-            []
-            if snapshot is None
-            else [{"game_id": summary.id, "log_length": summary.log_length, "state": snapshot}]
-        )
-        counted = [] if tally is None else _tally_steps(self._upserts, tally)
+        steps = [Step(_ADD_MOVE, [logged]), Step(_MOVED, [_moved_row(summary)])]
+        if tally is not None:
+            steps += _tally_steps(self._upserts, tally)
+        if snapshot is not None:
+            state = {"game_id": summary.id, "log_length": summary.log_length, "state": snapshot}
+            steps.append(Step(self._upserts.snapshot, [state]))
         try:
-            await self.db.write(
-                Step(_ADD_MOVE, [logged]),
-                Step(_MOVED, [_moved_row(summary)]),
-                *counted,
-                Step(self._upserts.snapshot, state),
-                key=summary.player_id,
-            )
+            await self.db.write(*steps, key=summary.player_id)
         except IntegrityError as exc:
             raise MoveConflict(f"move {move.seq} of game {move.game_id} is already logged") from exc
 
@@ -745,12 +760,10 @@ class SqlSolitaireStore:
         )
 
     async def set_clock(self, game: GameRecord) -> None:
-        async with self.db.writing() as conn:
-            await conn.execute(
-                update(games)
-                .where(games.c.id == game.id)
-                .values(played_ms=game.played_ms, running_since_ms=game.running_since_ms)
-            )
+        # group commit, as the moves: a page shown or hidden is a write of its own, and many
+        # pages open at once (a restart, a busy minute) share their commits
+        row = {"b_game": game.id, "b_played": game.played_ms, "b_running": game.running_since_ms}
+        await self.db.write(Step(_CLOCK, [row]), key=game.player_id)
 
     async def code_summary(self, code: str) -> DailyTotals:
         c = code_stats.c
