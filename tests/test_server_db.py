@@ -530,3 +530,52 @@ def test_a_row_without_a_value_its_statement_needs_is_refused_clearly(tmp_path: 
         assert await values(db, [key]) == {key: 3}
 
     run(sqlite_url(tmp_path / "db.sqlite3"), check)
+
+
+def test_sqlite_reads_run_whole_in_a_reader_thread_in_one_snapshot(tmp_path: Path) -> None:
+    """On a SQLite file a read goes to a reader thread in one call (its BEGIN, its statements,
+    its end, all off the event loop), sees every write acknowledged before it, and reads its
+    statements in one snapshot: a write committed between two of them is seen by neither."""
+    import sqlite3
+    import threading
+
+    path = tmp_path / "db.sqlite3"
+
+    async def check(db: Database) -> None:
+        seen: list[tuple[int, str]] = []
+
+        def note(_conn: Any, _cursor: object, statement: str, *_: object) -> None:
+            seen.append((threading.get_ident(), statement))
+
+        event.listen(db.read_engine, "before_cursor_execute", note)
+        ids = [fresh() for _ in range(30)]
+
+        async def one(item: str) -> None:
+            await db.write(Step(ADD, [{"id": item, "value": 5}]))
+            query = select(items.c.value).where(items.c.id == item)
+            assert await db.read(lambda conn: conn.execute(query).scalar()) == 5
+
+        await asyncio.gather(*(one(i) for i in ids))
+        key = ids[0]
+
+        def twice(conn: Any) -> tuple[int, int]:
+            query = select(items.c.value).where(items.c.id == key)
+            first = conn.execute(query).scalar()
+            # another connection commits a change between the two statements
+            other = sqlite3.connect(path, isolation_level=None)
+            other.execute("UPDATE test_db_items SET value = 6 WHERE id = ?", (key,))
+            other.close()
+            return first, conn.execute(query).scalar()
+
+        assert await db.read(twice) == (5, 5)
+        assert (
+            await db.read(
+                lambda conn: conn.execute(select(items.c.value).where(items.c.id == key)).scalar()
+            )
+            == 6
+        )
+        threads = {thread for thread, _ in seen}
+        assert threading.get_ident() not in threads and threads
+        assert [s for _, s in seen].count("BEGIN") >= len(ids) + 2
+
+    run(sqlite_url(path), check)

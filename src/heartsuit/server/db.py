@@ -19,11 +19,11 @@ import contextlib
 import copy
 import random
 import time
-from collections.abc import AsyncIterator, Hashable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Hashable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from sqlalchemy import Connection, Engine, Executable, MetaData, create_engine, event, make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError
@@ -33,6 +33,8 @@ from heartsuit.server import migrations
 
 #: how long a SQLite writer waits for another process's write lock before giving up
 SQLITE_BUSY_TIMEOUT_S = 30.0
+
+_T = TypeVar("_T")
 
 #: the tables the stores query; the migrations create them
 metadata = MetaData()
@@ -403,6 +405,43 @@ class _BatchWriter:
         return outcomes
 
 
+class _Readers:
+    """SQLite's reads, each run whole in a reader thread on a connection of the thread's pool.
+
+    Through the async driver every statement of a read (its ``BEGIN``, each query, each fetch,
+    closing the cursor, the ``ROLLBACK``) is a round trip from the event loop to the driver's
+    thread and back, each waiting for the loop to come round: a read of one row cost the loop
+    more than a move's whole write. Here a read is one call to a thread (one hop there and one
+    back) that runs the query with SQLAlchemy's sync engine, with the same pragmas and a
+    ``BEGIN`` (deferred: a snapshot, no lock) before its first statement.
+    """
+
+    #: reads run at once (SQLite reads in WAL mode wait for nobody, and release the GIL while
+    #: they search)
+    THREADS = 2
+
+    def __init__(self, url: str) -> None:
+        self.engine: Engine = create_engine(
+            make_url(url).set(drivername="sqlite"),
+            connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S, "check_same_thread": False},
+            pool_size=self.THREADS,
+        )
+        event.listen(self.engine, "connect", _sqlite_pragmas)
+        event.listen(self.engine, "begin", _sqlite_begin_read)
+        self.threads = ThreadPoolExecutor(self.THREADS, thread_name_prefix="heartsuit-reads")
+
+    async def read(self, query: Callable[[Connection], _T]) -> _T:
+        return await asyncio.get_running_loop().run_in_executor(self.threads, self._read, query)
+
+    def _read(self, query: Callable[[Connection], _T]) -> _T:
+        with self.engine.connect() as conn:
+            return query(conn)
+
+    async def close(self) -> None:
+        await asyncio.get_running_loop().run_in_executor(None, self.threads.shutdown, True)
+        self.engine.dispose()
+
+
 class Database:
     """An async engine on ``url``, migrated to the newest schema on :meth:`open`."""
 
@@ -417,8 +456,9 @@ class Database:
         self._writer_conn: AsyncConnection | None = None
         #: set while :meth:`close` runs: new writes are refused
         self._closing = False
-        #: SQLite (a file): the thread that writes the batches
+        #: SQLite (a file): the thread that writes the batches, and the threads that read
         self._batches: _BatchWriter | None = None
+        self._readers: _Readers | None = None
 
     @property
     def is_sqlite(self) -> bool:
@@ -442,6 +482,14 @@ class Database:
             return self._batches.engine
         return self.engine.sync_engine
 
+    @property
+    def read_engine(self) -> Engine:
+        """The (sync) engine :meth:`read` runs on: on a SQLite file, the reader threads' own;
+        otherwise the async engine's."""
+        if self._readers is not None:
+            return self._readers.engine
+        return self.engine.sync_engine
+
     async def open(self) -> None:
         """Connect and upgrade the schema to the newest migration (stamping a pre-migration
         database first); opening an open database does nothing."""
@@ -460,6 +508,7 @@ class Database:
             self._write_lock = asyncio.Lock()
             if make_url(self.url).database not in (None, "", ":memory:"):
                 self._batches = _BatchWriter(self.url)
+                self._readers = _Readers(self.url)
         self._engine = engine
 
     async def close(self) -> None:
@@ -484,6 +533,9 @@ class Database:
         if self._batches is not None:
             await self._batches.close()
             self._batches = None
+        if self._readers is not None:
+            await self._readers.close()
+            self._readers = None
         if self._engine is not None:
             await self._engine.dispose()
             self._engine = None
@@ -493,6 +545,24 @@ class Database:
         """A connection for reads."""
         async with self.engine.connect() as conn:
             yield conn
+
+    async def read(self, query: Callable[[Connection], _T], *, single: bool = False) -> _T:
+        """The result of ``query``, a function that reads through the (sync) connection it is
+        given, its statements in one transaction (on SQLite one snapshot: a write committed
+        meanwhile is not half seen).
+
+        On a SQLite file it runs whole in a reader thread (:class:`_Readers`): the cheap way to
+        read on the paths of every move and every new game. Elsewhere it runs on a connection
+        of the async engine (``run_sync``). ``single``: the query is one statement, which on
+        PostgreSQL then runs outside a transaction (one round trip instead of three, and the
+        same answer, since at READ COMMITTED a statement has its own snapshot either way).
+        """
+        if self._readers is not None:
+            return await self._readers.read(query)
+        async with self.reading() as conn:
+            if single and self.is_postgres:
+                await conn.execution_options(isolation_level="AUTOCOMMIT")
+            return await conn.run_sync(query)
 
     @asynccontextmanager
     async def writing(self) -> AsyncIterator[AsyncConnection]:
@@ -692,6 +762,10 @@ def _sqlite_migration_pragmas(dbapi_connection: Any, _record: Any) -> None:
 
 def _sqlite_begin(conn: Any) -> None:
     conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def _sqlite_begin_read(conn: Any) -> None:
+    conn.exec_driver_sql("BEGIN")
 
 
 def _sqlite_begin_app(conn: Any) -> None:

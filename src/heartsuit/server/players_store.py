@@ -74,8 +74,8 @@ class SqlPlayersStore:
         self.db = db
 
     async def get_player(self, player_id: str) -> PlayerRecord | None:
-        async with self.db.reading() as conn:
-            row = (await conn.execute(select(players).where(players.c.id == player_id))).first()
+        query = select(players).where(players.c.id == player_id)
+        row = await self.db.read(lambda conn: conn.execute(query).first(), single=True)
         return None if row is None else PlayerRecord(row.id, row.created_at_ms)
 
     async def create_player(self, player: PlayerRecord, *, exist_ok: bool = False) -> None:
@@ -95,8 +95,9 @@ class SqlPlayersStore:
         query = select(player_preferences.c.prefs).where(
             player_preferences.c.player_id == player_id, player_preferences.c.game == game
         )
-        async with self.db.reading() as conn:
-            return (await conn.execute(query)).scalar_one_or_none()
+        return await self.db.read(
+            lambda conn: conn.execute(query).scalar_one_or_none(), single=True
+        )
 
     async def save_preferences(self, player_id: str, game: str, prefs: str) -> None:
         # one atomic upsert: two tabs saving at once must not both try to insert the row

@@ -30,6 +30,7 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     Column,
+    Connection,
     ForeignKey,
     Index,
     Integer,
@@ -645,8 +646,8 @@ class SqlSolitaireStore:
         )
 
     async def get_game(self, game_id: str) -> GameRecord | None:
-        async with self.db.reading() as conn:
-            row = (await conn.execute(select(games).where(games.c.id == game_id))).first()
+        query = select(games).where(games.c.id == game_id)
+        row = await self.db.read(lambda conn: conn.execute(query).first(), single=True)
         return None if row is None else _game_from_row(row)
 
     async def open_game(self, player_id: str) -> GameRecord | None:
@@ -664,13 +665,15 @@ class SqlSolitaireStore:
             .order_by(games.c.started_at_ms.desc(), games.c.id)
             .limit(limit)
         )
-        async with self.db.reading() as conn:
-            return [_game_from_row(r) for r in await conn.execute(query)]
+        return await self.db.read(
+            lambda conn: [_game_from_row(r) for r in conn.execute(query)], single=True
+        )
 
     async def player_games(self, player_id: str) -> list[GameRecord]:
         query = select(games).where(games.c.player_id == player_id).order_by(games.c.started_at_ms)
-        async with self.db.reading() as conn:
-            return [_game_from_row(r) for r in await conn.execute(query)]
+        return await self.db.read(
+            lambda conn: [_game_from_row(r) for r in conn.execute(query)], single=True
+        )
 
     async def moves(self, game_id: str, since: int = 0) -> list[MoveRecord]:
         query = (
@@ -678,11 +681,13 @@ class SqlSolitaireStore:
             .where(moves_log.c.game_id == game_id, moves_log.c.seq >= since)
             .order_by(moves_log.c.seq)
         )
-        async with self.db.reading() as conn:
-            rows = await conn.execute(query)
-            return [
-                MoveRecord(r.game_id, r.seq, r.action, r.at_ms, r.intent, r.play_ms) for r in rows
-            ]
+        return await self.db.read(
+            lambda conn: [
+                MoveRecord(r.game_id, r.seq, r.action, r.at_ms, r.intent, r.play_ms)
+                for r in conn.execute(query)
+            ],
+            single=True,
+        )
 
     async def intents(self, game_id: str, since: int = 0) -> dict[str, int]:
         query = select(moves_log.c.intent, moves_log.c.seq).where(
@@ -693,10 +698,13 @@ class SqlSolitaireStore:
         quiet = select(quiet_intents.c.intent, quiet_intents.c.at_length).where(
             quiet_intents.c.game_id == game_id, quiet_intents.c.at_length >= since
         )
-        async with self.db.reading() as conn:
-            found = {r.intent: r.at_length for r in await conn.execute(quiet)}
-            found.update({r.intent: r.seq for r in await conn.execute(query)})
+
+        def read(conn: Connection) -> dict[str, int]:
+            found = {r.intent: r.at_length for r in conn.execute(quiet)}
+            found.update({r.intent: r.seq for r in conn.execute(query)})
             return found
+
+        return await self.db.read(read)
 
     async def note_quiet_intent(self, game_id: str, intent: str, at_length: int) -> None:
         row = {"game_id": game_id, "intent": intent, "at_length": at_length}
@@ -706,8 +714,7 @@ class SqlSolitaireStore:
         query = select(snapshots.c.log_length, snapshots.c.state).where(
             snapshots.c.game_id == game_id
         )
-        async with self.db.reading() as conn:
-            row = (await conn.execute(query)).first()
+        row = await self.db.read(lambda conn: conn.execute(query).first(), single=True)
         return None if row is None else (row.log_length, row.state)
 
     async def append_move(
@@ -742,8 +749,7 @@ class SqlSolitaireStore:
 
     async def totals(self, player_id: str) -> PlayerTotals:
         query = select(player_stats).where(player_stats.c.player_id == player_id)
-        async with self.db.reading() as conn:
-            row = (await conn.execute(query)).first()
+        row = await self.db.read(lambda conn: conn.execute(query).first(), single=True)
         if row is None:
             return PlayerTotals()
         return PlayerTotals(
@@ -773,8 +779,8 @@ class SqlSolitaireStore:
             func.min(c.best_time_ms),
             func.min(c.fewest_moves),
         ).where(c.code == code, c.games > 0)
-        async with self.db.reading() as conn:
-            players, winners, best_time, fewest = (await conn.execute(query)).one()
+        one = await self.db.read(lambda conn: conn.execute(query).one(), single=True)
+        players, winners, best_time, fewest = one
         return DailyTotals(code, int(players), int(winners), best_time, fewest)
 
     async def code_totals(
@@ -789,19 +795,21 @@ class SqlSolitaireStore:
             .offset(offset)
             .limit(limit)
         )
-        async with self.db.reading() as conn:
+
+        def read(conn: Connection) -> tuple[list[CodeTotals], int]:
             rows = [
                 CodeTotals(r.code, r.games, r.wins, r.best_time_ms, r.fewest_moves, r.last_at_ms)
-                for r in await conn.execute(page)
+                for r in conn.execute(page)
             ]
-            count = (await conn.execute(select(func.count()).where(played))).scalar_one()
-        return rows, int(count)
+            return rows, int(conn.execute(select(func.count()).where(played)).scalar_one())
+
+        return await self.db.read(read)
 
     # --- the solver's cache ---
 
     async def deal_analysis(self, code: str) -> DealAnalysis | None:
-        async with self.db.reading() as conn:
-            row = (await conn.execute(select(deals).where(deals.c.code == code))).first()
+        query = select(deals).where(deals.c.code == code)
+        row = await self.db.read(lambda conn: conn.execute(query).first(), single=True)
         return None if row is None else DealAnalysis(row.code, row.winnable, row.solution_moves)
 
     async def save_deal_analysis(self, analysis: DealAnalysis) -> None:
