@@ -19,6 +19,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    bindparam,
     insert,
     select,
 )
@@ -67,6 +68,14 @@ player_preferences = Table(
 )
 
 
+# the reads of every new game and every socket (constants: built once)
+_PLAYER = select(players).where(players.c.id == bindparam("b_player", type_=String))
+_PREFERENCES = select(player_preferences.c.prefs).where(
+    player_preferences.c.player_id == bindparam("b_player", type_=String),
+    player_preferences.c.game == bindparam("b_game", type_=String),
+)
+
+
 class SqlPlayersStore:
     """:class:`PlayersStore` on SQL (tables from migrations 0001 and 0002)."""
 
@@ -74,8 +83,8 @@ class SqlPlayersStore:
         self.db = db
 
     async def get_player(self, player_id: str) -> PlayerRecord | None:
-        query = select(players).where(players.c.id == player_id)
-        row = await self.db.read(lambda conn: conn.execute(query).first(), single=True)
+        params = {"b_player": player_id}
+        row = await self.db.read(lambda conn: conn.execute(_PLAYER, params).first(), single=True)
         return None if row is None else PlayerRecord(row.id, row.created_at_ms)
 
     async def create_player(self, player: PlayerRecord, *, exist_ok: bool = False) -> None:
@@ -92,11 +101,9 @@ class SqlPlayersStore:
             )
 
     async def preferences(self, player_id: str, game: str) -> str | None:
-        query = select(player_preferences.c.prefs).where(
-            player_preferences.c.player_id == player_id, player_preferences.c.game == game
-        )
+        params = {"b_player": player_id, "b_game": game}
         return await self.db.read(
-            lambda conn: conn.execute(query).scalar_one_or_none(), single=True
+            lambda conn: conn.execute(_PREFERENCES, params).scalar_one_or_none(), single=True
         )
 
     async def save_preferences(self, player_id: str, game: str, prefs: str) -> None:

@@ -519,6 +519,34 @@ _NO_STREAK_BEFORE = update(games).where(_this_game).values(streak_before=None)
 _CODE_UNLOSS = update(code_stats).where(_this_code).values(games=_c.games - 1)
 
 
+# --- the reads on the paths of moves and new games: constants too (built once) ------------
+
+_GAME = select(games).where(_this_game)
+#: the player's open games, newest first
+_OPEN = (
+    select(games)
+    .where(_g.player_id == bindparam("b_player", type_=String))
+    .where(_g.status.in_([s.value for s in OPEN_STATUSES]))
+    .order_by(_g.started_at_ms.desc(), _g.id)
+)
+_OPEN_ONE = _OPEN.limit(1)
+_since = bindparam("b_since", type_=Integer)
+_MOVES = (
+    select(moves_log)
+    .where(moves_log.c.game_id == _game, moves_log.c.seq >= _since)
+    .order_by(moves_log.c.seq)
+)
+_LOGGED_INTENTS = select(moves_log.c.intent, moves_log.c.seq).where(
+    moves_log.c.game_id == _game, moves_log.c.seq >= _since, moves_log.c.intent.is_not(None)
+)
+_QUIET_INTENTS = select(quiet_intents.c.intent, quiet_intents.c.at_length).where(
+    quiet_intents.c.game_id == _game, quiet_intents.c.at_length >= _since
+)
+_SNAPSHOT = select(snapshots.c.log_length, snapshots.c.state).where(snapshots.c.game_id == _game)
+_TOTALS = select(player_stats).where(_mine)
+_DEAL = select(deals).where(deals.c.code == _code)
+
+
 class _Upserts:
     """The statements that differ between SQLite and PostgreSQL: inserts that leave an
     existing row alone (the totals' rows) or replace some of its columns (the snapshot)."""
@@ -646,8 +674,8 @@ class SqlSolitaireStore:
         )
 
     async def get_game(self, game_id: str) -> GameRecord | None:
-        query = select(games).where(games.c.id == game_id)
-        row = await self.db.read(lambda conn: conn.execute(query).first(), single=True)
+        params = {"b_game": game_id}
+        row = await self.db.read(lambda conn: conn.execute(_GAME, params).first(), single=True)
         return None if row is None else _game_from_row(row)
 
     async def open_game(self, player_id: str) -> GameRecord | None:
@@ -658,15 +686,11 @@ class SqlSolitaireStore:
         return await self._open(player_id, limit=None)
 
     async def _open(self, player_id: str, limit: int | None) -> list[GameRecord]:
-        query = (
-            select(games)
-            .where(games.c.player_id == player_id)
-            .where(games.c.status.in_([s.value for s in OPEN_STATUSES]))
-            .order_by(games.c.started_at_ms.desc(), games.c.id)
-            .limit(limit)
-        )
+        query, params = _OPEN_ONE if limit == 1 else _OPEN, {"b_player": player_id}
+        if limit not in (1, None):
+            query = _OPEN.limit(limit)
         return await self.db.read(
-            lambda conn: [_game_from_row(r) for r in conn.execute(query)], single=True
+            lambda conn: [_game_from_row(r) for r in conn.execute(query, params)], single=True
         )
 
     async def player_games(self, player_id: str) -> list[GameRecord]:
@@ -676,32 +700,21 @@ class SqlSolitaireStore:
         )
 
     async def moves(self, game_id: str, since: int = 0) -> list[MoveRecord]:
-        query = (
-            select(moves_log)
-            .where(moves_log.c.game_id == game_id, moves_log.c.seq >= since)
-            .order_by(moves_log.c.seq)
-        )
+        params = {"b_game": game_id, "b_since": since}
         return await self.db.read(
             lambda conn: [
                 MoveRecord(r.game_id, r.seq, r.action, r.at_ms, r.intent, r.play_ms)
-                for r in conn.execute(query)
+                for r in conn.execute(_MOVES, params)
             ],
             single=True,
         )
 
     async def intents(self, game_id: str, since: int = 0) -> dict[str, int]:
-        query = select(moves_log.c.intent, moves_log.c.seq).where(
-            moves_log.c.game_id == game_id,
-            moves_log.c.seq >= since,
-            moves_log.c.intent.is_not(None),
-        )
-        quiet = select(quiet_intents.c.intent, quiet_intents.c.at_length).where(
-            quiet_intents.c.game_id == game_id, quiet_intents.c.at_length >= since
-        )
+        params = {"b_game": game_id, "b_since": since}
 
         def read(conn: Connection) -> dict[str, int]:
-            found = {r.intent: r.at_length for r in conn.execute(quiet)}
-            found.update({r.intent: r.seq for r in conn.execute(query)})
+            found = {r.intent: r.at_length for r in conn.execute(_QUIET_INTENTS, params)}
+            found.update({r.intent: r.seq for r in conn.execute(_LOGGED_INTENTS, params)})
             return found
 
         return await self.db.read(read)
@@ -711,10 +724,8 @@ class SqlSolitaireStore:
         await self.db.write(Step(self._upserts.quiet_intent, [row]), key=game_id)
 
     async def snapshot(self, game_id: str) -> tuple[int, str] | None:
-        query = select(snapshots.c.log_length, snapshots.c.state).where(
-            snapshots.c.game_id == game_id
-        )
-        row = await self.db.read(lambda conn: conn.execute(query).first(), single=True)
+        params = {"b_game": game_id}
+        row = await self.db.read(lambda conn: conn.execute(_SNAPSHOT, params).first(), single=True)
         return None if row is None else (row.log_length, row.state)
 
     async def append_move(
@@ -748,8 +759,8 @@ class SqlSolitaireStore:
     # --- running totals ---
 
     async def totals(self, player_id: str) -> PlayerTotals:
-        query = select(player_stats).where(player_stats.c.player_id == player_id)
-        row = await self.db.read(lambda conn: conn.execute(query).first(), single=True)
+        params = {"b_player": player_id}
+        row = await self.db.read(lambda conn: conn.execute(_TOTALS, params).first(), single=True)
         if row is None:
             return PlayerTotals()
         return PlayerTotals(
@@ -808,8 +819,8 @@ class SqlSolitaireStore:
     # --- the solver's cache ---
 
     async def deal_analysis(self, code: str) -> DealAnalysis | None:
-        query = select(deals).where(deals.c.code == code)
-        row = await self.db.read(lambda conn: conn.execute(query).first(), single=True)
+        params = {"b_code": code}
+        row = await self.db.read(lambda conn: conn.execute(_DEAL, params).first(), single=True)
         return None if row is None else DealAnalysis(row.code, row.winnable, row.solution_moves)
 
     async def save_deal_analysis(self, analysis: DealAnalysis) -> None:
