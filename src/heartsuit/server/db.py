@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import copy
 import random
+import threading
 import time
 from collections.abc import AsyncIterator, Callable, Hashable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -429,16 +430,35 @@ class _Readers:
         event.listen(self.engine, "connect", _sqlite_pragmas)
         event.listen(self.engine, "begin", _sqlite_begin_read)
         self.threads = ThreadPoolExecutor(self.THREADS, thread_name_prefix="heartsuit-reads")
+        self._local = threading.local()
+        #: every connection a reader thread opened (closed with the threads)
+        self._opened: list[Connection] = []
 
     async def read(self, query: Callable[[Connection], _T]) -> _T:
         return await asyncio.get_running_loop().run_in_executor(self.threads, self._read, query)
 
     def _read(self, query: Callable[[Connection], _T]) -> _T:
-        with self.engine.connect() as conn:
-            return query(conn)
+        # each thread keeps its connection (no pool checkout and reset per read); a read ends
+        # its transaction, and one that fails leaves a fresh connection to the next
+        conn: Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._local.conn = self.engine.connect()
+            self._opened.append(conn)
+        try:
+            with conn.begin():
+                return query(conn)
+        except BaseException:
+            self._local.conn = None
+            self._opened.remove(conn)
+            with contextlib.suppress(Exception):
+                conn.close()
+            raise
 
     async def close(self) -> None:
         await asyncio.get_running_loop().run_in_executor(None, self.threads.shutdown, True)
+        for conn in self._opened:
+            with contextlib.suppress(Exception):
+                conn.close()
         self.engine.dispose()
 
 
