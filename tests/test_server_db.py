@@ -579,3 +579,22 @@ def test_sqlite_reads_run_whole_in_a_reader_thread_in_one_snapshot(tmp_path: Pat
         assert [s for _, s in seen].count("BEGIN") >= len(ids) + 2
 
     run(sqlite_url(path), check)
+
+
+def test_a_read_once_the_store_closed_is_refused(tmp_path: Path) -> None:
+    """A read asked for after the close (or while it shuts the reader threads down) raises
+    StoreError, not an error of the thread pool."""
+
+    async def main() -> None:
+        db = Database(sqlite_url(tmp_path / "db.sqlite3"))
+        await db.open()
+        readers = db._readers
+        assert readers is not None
+        assert await db.read(lambda conn: conn.exec_driver_sql("SELECT 1").scalar()) == 1
+        await db.close()
+        with pytest.raises(StoreError):
+            await db.read(lambda conn: conn.exec_driver_sql("SELECT 1").scalar())
+        with pytest.raises(StoreError, match="closed"):
+            await readers.read(lambda conn: conn.exec_driver_sql("SELECT 1").scalar())
+
+    asyncio.run(main())

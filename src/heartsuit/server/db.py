@@ -435,7 +435,11 @@ class _Readers:
         self._opened: list[Connection] = []
 
     async def read(self, query: Callable[[Connection], _T]) -> _T:
-        return await asyncio.get_running_loop().run_in_executor(self.threads, self._read, query)
+        try:
+            running = asyncio.get_running_loop().run_in_executor(self.threads, self._read, query)
+        except RuntimeError as closed:  # the threads were shut down: the store closed
+            raise StoreError("the store is closed: nothing was read") from closed
+        return await running
 
     def _read(self, query: Callable[[Connection], _T]) -> _T:
         # each thread keeps its connection (no pool checkout and reset per read); a read ends
