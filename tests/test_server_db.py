@@ -33,7 +33,7 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, StatementError
 
 from heartsuit.server.db import Database, Step, StoreError
 from heartsuit.server.settings import sqlite_url
@@ -50,6 +50,20 @@ items = Table(
 )
 ADD = insert(items)
 SET = update(items).where(items.c.id == bindparam("b_id")).values(value=bindparam("b_value"))
+#: a statement with constants of its own (the 10 and the 1 are parameters SQLAlchemy names)
+BUMP = (
+    update(items)
+    .where(items.c.id == bindparam("b_id"), items.c.value < 10)
+    .values(value=items.c.value + 1)
+)
+# a table whose rows get a value computed in Python (SQLAlchemy's own execution does that)
+stamped = Table(
+    "test_db_stamped",
+    _meta,
+    Column("id", String(40), primary_key=True),
+    Column("stamp", String(40), nullable=False, default=lambda: "made-in-python"),
+)
+ADD_STAMPED = insert(stamped)
 
 
 def run(url: str, check: Callable[[Database], Awaitable[None]]) -> None:
@@ -279,8 +293,9 @@ def test_a_write_aborted_again_on_its_own_is_tried_again(tmp_path: Path) -> None
             aborts = {unlucky: 3, doomed: 1 + WRITE_ATTEMPTS}  # the batch's abort, then alone
             batch_aborted: list[bool] = []
 
-            def deadlock(_conn: object, statement: Any, many: Any, one: Any, _opts: Any) -> None:
-                rows = [many, one]
+            def deadlock(
+                _conn: object, _cursor: object, statement: str, rows: Any, *_: object
+            ) -> None:
                 if _ids(statement, rows) is None or not aborts:
                     return
                 ids = set(_ids(statement, rows) or ())
@@ -293,7 +308,7 @@ def test_a_write_aborted_again_on_its_own_is_tried_again(tmp_path: Path) -> None
                         del aborts[item]
                     raise OperationalError(str(statement), rows, _Aborted())
 
-            event.listen(db.batch_engine, "before_execute", deadlock)
+            event.listen(db.batch_engine, "before_cursor_execute", deadlock)
             ids = [fresh() for _ in range(6)]
             writes = [db.write(Step(ADD, [{"id": i, "value": 1}])) for i in ids]
             writes.insert(2, db.write(Step(ADD, [{"id": unlucky, "value": 2}])))
@@ -321,14 +336,14 @@ def test_keyed_writes_of_a_batch_take_their_rows_in_the_order_of_their_keys(
         async def check(db: Database) -> None:
             seen: list[list[str]] = []
 
-            def note(_conn: object, statement: Any, many: Any, one: Any, _opts: Any) -> None:
-                ids = _ids(statement, [many, one])
-                if ids is not None and statement.is_insert:
+            def note(_conn: object, _cursor: object, statement: str, rows: Any, *_: object) -> None:
+                ids = _ids(statement, rows)
+                if ids is not None and statement.lstrip().upper().startswith("INSERT"):
                     seen.append(ids)
 
             base = fresh()
             keys = [f"{base}-{n}" for n in (5, 3, 9, 1, 7)]
-            event.listen(db.batch_engine, "before_execute", note)
+            event.listen(db.batch_engine, "before_cursor_execute", note)
             writes = [db.write(Step(ADD, [{"id": k, "value": 1}]), key=k) for k in keys]
             # two writes of one key: the second runs after the first, as if alone
             writes.append(db.write(Step(SET, [{"b_id": keys[0], "b_value": 2}]), key=keys[0]))
@@ -340,18 +355,24 @@ def test_keyed_writes_of_a_batch_take_their_rows_in_the_order_of_their_keys(
         run(url, check)
 
 
-def _ids(statement: Any, rows: Any) -> list[str] | None:
+def _ids(statement: str, rows: Any) -> list[str] | None:
     """The item ids an insert into or update of the test's table writes (None: another
-    statement), from the rows a ``before_execute`` listener is given (a list of rows for
-    several, a dict for one)."""
-    if getattr(getattr(statement, "table", None), "name", None) != "test_db_items":
+    statement), from the SQL and the parameters a ``before_cursor_execute`` listener is given
+    (one row or a list of rows for several; a row is a tuple or a dict of the driver's
+    parameters, and the only text in a row of the test's table is its id)."""
+    if "test_db_items" not in statement or statement.lstrip().upper()[:6] not in (
+        "INSERT",
+        "UPDATE",
+    ):
         return None
     found: list[str] = []
     pending = [rows]
-    while pending:  # a dict, or lists and tuples of them, as the driver's call was given
+    while pending:  # a row, or lists of rows, as the driver's call was given
         item = pending.pop(0)
         if isinstance(item, dict) and item:
             found.append(str(item.get("id", item.get("b_id"))))
+        elif isinstance(item, tuple) and item and not isinstance(item[0], tuple | list | dict):
+            found += [value for value in item if isinstance(value, str)]
         elif isinstance(item, list | tuple):
             pending[:0] = list(item)
     return found
@@ -418,7 +439,7 @@ def test_closing_with_writes_in_flight_finishes_and_keeps_every_acknowledged_wri
                 slow.append(1)
                 time.sleep(0.02)
 
-            event.listen(db.batch_engine, "before_execute", dawdle)
+            event.listen(db.batch_engine, "before_cursor_execute", dawdle)
             ids = [fresh() for _ in range(300)]
             acked: list[str] = []
 
@@ -451,3 +472,129 @@ def test_closing_with_writes_in_flight_finishes_and_keeps_every_acknowledged_wri
             assert kept == {item: 1 for item in acked}
 
         asyncio.run(main(url))
+
+
+def test_batched_statements_are_compiled_once_and_run_as_written(tmp_path: Path) -> None:
+    """The statements of the batches are compiled once per database and set of row keys, not
+    once per batch; constants of a statement (``value + 1``, ``value < 10``) keep their values
+    in every row, and a statement whose rows need SQLAlchemy's own execution (a default
+    computed in Python) still gets it."""
+    import heartsuit.server.db as db_module
+
+    for url in urls(tmp_path):
+
+        async def check(db: Database) -> None:
+            compiled: list[object] = []
+            compile_once = db_module._compile
+
+            def counting(statement: Any, dialect: Any, keys: Any) -> Any:
+                compiled.append(statement)
+                return compile_once(statement, dialect, keys)
+
+            db_module._PREPARED.clear()
+            db_module._compile = counting
+            try:
+                ids = [fresh() for _ in range(30)]
+                for _round in range(3):
+                    await asyncio.gather(
+                        *(db.write(Step(ADD, [{"id": f"{i}-{_round}", "value": 8}])) for i in ids)
+                    )
+                # each row twice through BUMP: 8 -> 9 -> 10 (then value < 10 stops it)
+                for _bump in range(3):
+                    await asyncio.gather(*(db.write(Step(BUMP, [{"b_id": f"{i}-0"}])) for i in ids))
+                made = [fresh() for _ in range(5)]
+                await asyncio.gather(*(db.write(Step(ADD_STAMPED, [{"id": m}])) for m in made))
+            finally:
+                db_module._compile = compile_once
+            assert compiled.count(ADD) == 1 and compiled.count(BUMP) == 1, compiled
+            assert await values(db, [f"{i}-0" for i in ids]) == {f"{i}-0": 10 for i in ids}
+            assert await values(db, [f"{i}-2" for i in ids]) == {f"{i}-2": 8 for i in ids}
+            async with db.reading() as conn:
+                rows = await conn.execute(select(stamped).where(stamped.c.id.in_(made)))
+                assert {r.id: r.stamp for r in rows} == {m: "made-in-python" for m in made}
+
+        run(url, check)
+
+
+def test_a_row_without_a_value_its_statement_needs_is_refused_clearly(tmp_path: Path) -> None:
+    async def check(db: Database) -> None:
+        key = fresh()
+        await db.write(Step(ADD, [{"id": key, "value": 1}]))
+        with pytest.raises(StatementError, match="b_value"):  # SQLAlchemy's own words
+            await db.write(Step(SET, [{"b_id": key}]))
+        # the first row has every value, a later one not: the whole write is refused
+        with pytest.raises(StoreError, match="b_value"):
+            await db.write(Step(SET, [{"b_id": key, "b_value": 2}, {"b_id": key}]))
+        assert await values(db, [key]) == {key: 1}
+        await db.write(Step(SET, [{"b_id": key, "b_value": 3}]))  # and the store goes on
+        assert await values(db, [key]) == {key: 3}
+
+    run(sqlite_url(tmp_path / "db.sqlite3"), check)
+
+
+def test_sqlite_reads_run_whole_in_a_reader_thread_in_one_snapshot(tmp_path: Path) -> None:
+    """On a SQLite file a read goes to a reader thread in one call (its BEGIN, its statements,
+    its end, all off the event loop), sees every write acknowledged before it, and reads its
+    statements in one snapshot: a write committed between two of them is seen by neither."""
+    import sqlite3
+    import threading
+
+    path = tmp_path / "db.sqlite3"
+
+    async def check(db: Database) -> None:
+        seen: list[tuple[int, str]] = []
+
+        def note(_conn: Any, _cursor: object, statement: str, *_: object) -> None:
+            seen.append((threading.get_ident(), statement))
+
+        event.listen(db.read_engine, "before_cursor_execute", note)
+        ids = [fresh() for _ in range(30)]
+
+        async def one(item: str) -> None:
+            await db.write(Step(ADD, [{"id": item, "value": 5}]))
+            query = select(items.c.value).where(items.c.id == item)
+            assert await db.read(lambda conn: conn.execute(query).scalar()) == 5
+
+        await asyncio.gather(*(one(i) for i in ids))
+        key = ids[0]
+
+        def twice(conn: Any) -> tuple[int, int]:
+            query = select(items.c.value).where(items.c.id == key)
+            first = conn.execute(query).scalar()
+            # another connection commits a change between the two statements
+            other = sqlite3.connect(path, isolation_level=None)
+            other.execute("UPDATE test_db_items SET value = 6 WHERE id = ?", (key,))
+            other.close()
+            return first, conn.execute(query).scalar()
+
+        assert await db.read(twice) == (5, 5)
+        assert (
+            await db.read(
+                lambda conn: conn.execute(select(items.c.value).where(items.c.id == key)).scalar()
+            )
+            == 6
+        )
+        threads = {thread for thread, _ in seen}
+        assert threading.get_ident() not in threads and threads
+        assert [s for _, s in seen].count("BEGIN") >= len(ids) + 2
+
+    run(sqlite_url(path), check)
+
+
+def test_a_read_once_the_store_closed_is_refused(tmp_path: Path) -> None:
+    """A read asked for after the close (or while it shuts the reader threads down) raises
+    StoreError, not an error of the thread pool."""
+
+    async def main() -> None:
+        db = Database(sqlite_url(tmp_path / "db.sqlite3"))
+        await db.open()
+        readers = db._readers
+        assert readers is not None
+        assert await db.read(lambda conn: conn.exec_driver_sql("SELECT 1").scalar()) == 1
+        await db.close()
+        with pytest.raises(StoreError):
+            await db.read(lambda conn: conn.exec_driver_sql("SELECT 1").scalar())
+        with pytest.raises(StoreError, match="closed"):
+            await readers.read(lambda conn: conn.exec_driver_sql("SELECT 1").scalar())
+
+    asyncio.run(main())

@@ -77,6 +77,34 @@ async def players_keep_their_preferences_per_game(stores: Stores) -> None:
     assert await store.preferences(pid, "hearts") == '{"speed":"fast"}'
 
 
+async def new_players_arriving_together_are_each_stored_once(stores: Stores) -> None:
+    """Players made at once share commits: each is stored once, a second tab's "create if
+    new" changes nothing, a second plain create of the same id is refused alone, and two tabs
+    saving preferences at once leave one of their values."""
+    from sqlalchemy.exc import IntegrityError
+
+    store = stores.players
+    ids = [fresh("crowd") for _ in range(20)]
+    await asyncio.gather(
+        *(store.create_player(PlayerRecord(p, n), exist_ok=True) for n, p in enumerate(ids)),
+        *(store.create_player(PlayerRecord(p, 99), exist_ok=True) for p in ids[:5]),
+    )
+    for n, p in enumerate(ids):
+        assert await store.get_player(p) == PlayerRecord(p, n)
+    again = await asyncio.gather(
+        store.create_player(PlayerRecord(ids[0], 7)),
+        store.create_player(PlayerRecord(fresh("crowd"), 7)),
+        return_exceptions=True,
+    )
+    assert isinstance(again[0], IntegrityError) and again[1] is None
+    assert await store.get_player(ids[0]) == PlayerRecord(ids[0], 0)
+    await asyncio.gather(
+        store.save_preferences(ids[1], "solitaire", '{"tab":1}'),
+        store.save_preferences(ids[1], "solitaire", '{"tab":2}'),
+    )
+    assert await store.preferences(ids[1], "solitaire") in ('{"tab":1}', '{"tab":2}')
+
+
 async def a_new_game_abandons_the_open_ones(stores: Stores) -> None:
     store = stores.solitaire
     pid = fresh("player")
@@ -93,7 +121,8 @@ async def a_new_game_abandons_the_open_ones(stores: Stores) -> None:
     assert [g.id for g in await store.player_games(pid)] == [first.id, second.id]
     assert await store.totals(pid) == PlayerTotals(games=1)
     assert await store.code_totals(pid, 0, 10) == (
-        [CodeTotals("HH1-N-AAAAAAM", 1, 0, None, None, 200)], 1
+        [CodeTotals("HH1-N-AAAAAAM", 1, 0, None, None, 200)],
+        1,
     )
 
 
@@ -105,14 +134,13 @@ async def the_log_and_its_summary_move_together(stores: Stores) -> None:
     await store.start_game(game)
     after_one = GameRecord(game.id, pid, game.code, 100, moves=1, log_length=1)
     await store.append_move(MoveRecord(game.id, 0, "stock", 150), after_one)
-    won = GameRecord(
-        game.id, pid, game.code, 100, GameStatus.WON, 2, 20, 190, 90, log_length=2
-    )
+    won = GameRecord(game.id, pid, game.code, 100, GameStatus.WON, 2, 20, 190, 90, log_length=2)
     await store.append_move(
         MoveRecord(game.id, 1, "25", 190), won, Tally(TallyKind.WIN, won), '{"a":1}'
     )
     assert await store.moves(game.id) == [
-        MoveRecord(game.id, 0, "stock", 150), MoveRecord(game.id, 1, "25", 190)
+        MoveRecord(game.id, 0, "stock", 150),
+        MoveRecord(game.id, 1, "25", 190),
     ]
     assert await store.moves(game.id, 1) == [MoveRecord(game.id, 1, "25", 190)]
     assert await store.snapshot(game.id) == (2, '{"a":1}')
@@ -144,6 +172,7 @@ async def deal_verdicts_are_cached_once(stores: Stores) -> None:
 
 CHECKS: list[Check] = [
     players_keep_their_preferences_per_game,
+    new_players_arriving_together_are_each_stored_once,
     a_new_game_abandons_the_open_ones,
     the_log_and_its_summary_move_together,
     deal_verdicts_are_cached_once,

@@ -16,13 +16,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import copy
 import random
+import threading
 import time
-from collections.abc import AsyncIterator, Hashable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Hashable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple, TypeVar
 
 from sqlalchemy import Connection, Engine, Executable, MetaData, create_engine, event, make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError
@@ -32,6 +34,8 @@ from heartsuit.server import migrations
 
 #: how long a SQLite writer waits for another process's write lock before giving up
 SQLITE_BUSY_TIMEOUT_S = 30.0
+
+_T = TypeVar("_T")
 
 #: the tables the stores query; the migrations create them
 metadata = MetaData()
@@ -46,56 +50,213 @@ class MoveConflict(StoreError):
     the caller's copy of the game is stale."""
 
 
-@dataclass(frozen=True)
-class Step:
+class Step(NamedTuple):
     """One statement of a :meth:`Database.write`, with its parameter rows (none: skipped).
 
     Keep each ``statement`` a module-level constant: writes whose steps are the same
-    statements, in the same order, are written together with one ``executemany`` per step.
+    statements, in the same order, are written together with one ``executemany`` per step,
+    and each statement is compiled once (:func:`_prepared`).
     """
 
     statement: Executable
     rows: Sequence[Mapping[str, Any]]
 
 
-@dataclass(eq=False)
 class _Write:
-    #: the steps that have rows (a step without rows writes nothing)
-    steps: tuple[Step, ...]
-    done: asyncio.Future[None]
-    #: whose rows it changes (None: nobody's in particular): two writes of one key are never
-    #: interleaved step by step, so each sees what the one before it wrote
-    key: Hashable | None = None
-    #: which statements, in order: writes of one shape are written together
-    shape: tuple[int, ...] = ()
+    """One :meth:`Database.write` waiting for its batch."""
 
-    def __post_init__(self) -> None:
-        self.steps = tuple(step for step in self.steps if step.rows)
-        self.shape = tuple(id(step.statement) for step in self.steps)
+    __slots__ = ("done", "key", "shape", "steps")
+
+    def __init__(
+        self, steps: Sequence[Step], done: asyncio.Future[None], key: Hashable | None = None
+    ) -> None:
+        #: the steps that have rows (a step without rows writes nothing)
+        self.steps: tuple[Step, ...] = tuple([step for step in steps if step.rows])
+        self.done = done
+        #: whose rows it changes (None: nobody's in particular): two writes of one key are
+        #: never interleaved step by step, so each sees what the one before it wrote
+        self.key = key
+        #: which statements, in order: writes of one shape are written together
+        self.shape: tuple[int, ...] = tuple([id(step.statement) for step in self.steps])
+
+
+@dataclass(frozen=True, slots=True)
+class _Prepared:
+    """A step's statement compiled once for a dialect and the keys of its rows: its SQL, and
+    how a row becomes the driver's parameters.
+
+    On SQLite the SQL names its parameters (``:b_game``) and the driver takes each row as it
+    is (a dict it looks the names up in, in C): nothing is done per row, unless the statement
+    has constants of its own (the 1 of ``games + 1``), which each row is given too. Elsewhere
+    (asyncpg's ``$1``) each row becomes a tuple in the order of the parameters.
+    """
+
+    #: the statement (kept so that its id, the cache's key, stays its own)
+    statement: Executable
+    sql: str
+    #: positional: for each parameter in order, the row key it takes, or a constant's name
+    keys: tuple[str, ...]
+    #: the statement's constants by name: a row that does not give one gets this value
+    fixed: Mapping[str, Any]
+    #: the row keys every row must give
+    required: frozenset[str]
+    #: positional: each parameter's bind processor, when the dialect has one for its type
+    processors: tuple[Any, ...]
+    #: whether the driver takes named parameters (each row a dict)
+    named: bool
+
+    def params(self, rows: Sequence[Mapping[str, Any]]) -> list[Any]:
+        """The rows as the driver's parameters (raises :class:`StoreError` when a row lacks
+        a value the statement needs)."""
+        required = self.required
+        for row in rows:
+            if not row.keys() >= required:
+                raise StoreError(f"a row of the write lacks {sorted(required.difference(row))}")
+        if self.named:
+            if self.fixed:
+                fixed = self.fixed
+                return [{**fixed, **row} for row in rows]
+            return [row if type(row) is dict else dict(row) for row in rows]
+        fixed, keys = self.fixed, self.keys
+        out = [tuple([row[k] if k in row else fixed[k] for k in keys]) for row in rows]
+        if any(self.processors):
+            pairs = tuple(zip(range(len(keys)), self.processors, strict=True))
+            out = [tuple([t[i] if f is None else f(t[i]) for i, f in pairs]) for t in out]
+        return out
+
+
+#: (id of the statement, dialect name, the rows' keys) -> the statement prepared for them, or
+#: None when it needs SQLAlchemy's own execution (defaults computed in Python, RETURNING,
+#: expanding parameters)
+_PREPARED: dict[tuple[int, str, frozenset[str]], _Prepared | None] = {}
+
+
+def _prepared(
+    statement: Executable, dialect: Any, rows: Sequence[Mapping[str, Any]]
+) -> _Prepared | None:
+    """``statement`` compiled once per dialect and set of row keys, as SQLAlchemy would compile
+    it for ``conn.execute(statement, rows)``; None when it must run that way instead."""
+    keys = frozenset(rows[0])
+    cache_key = (id(statement), dialect.name, keys)
+    try:
+        found = _PREPARED[cache_key]
+    except KeyError:
+        pass
+    else:
+        if found is None or found.statement is statement:
+            return found
+    if len(_PREPARED) > 1024:  # statements are module constants: this is only a safeguard
+        _PREPARED.clear()
+    prepared = None
+    if dialect.name == "sqlite":
+        prepared = _compile(statement, _named(dialect), keys)
+    if prepared is None:
+        prepared = _compile(statement, dialect, keys)
+    _PREPARED[cache_key] = prepared
+    return prepared
+
+
+def _named(dialect: Any) -> Any:
+    """A copy of a SQLite dialect that writes named parameters (``:name``), which Python's
+    ``sqlite3`` takes as well as ``?``."""
+    named = copy.copy(dialect)
+    named.paramstyle, named.positional = "named", False
+    return named
+
+
+def _compile(statement: Executable, dialect: Any, keys: frozenset[str]) -> _Prepared | None:
+    compiled: Any = statement.compile(  # type: ignore[attr-defined]
+        dialect=dialect, column_keys=sorted(keys)
+    )
+    if (
+        compiled.literal_execute_params
+        or compiled.post_compile_params
+        or compiled.insert_prefetch
+        or compiled.update_prefetch
+        or compiled.implicit_returning
+        or compiled.effective_returning
+        or getattr(compiled, "escaped_bind_names", None)
+    ):
+        return None
+    fixed: dict[str, Any] = {}
+    required: set[str] = set()
+    for bind, name in compiled.bind_names.items():
+        if bind.key in keys and name == bind.key:
+            required.add(name)
+        elif bind.callable is None and not bind.required and name not in keys:
+            fixed[name] = bind.value  # a constant (its name made up by SQLAlchemy)
+        else:
+            return None  # a value is missing, or named otherwise: SQLAlchemy's own way
+    processors = compiled._bind_processors
+    if dialect.positional:
+        if compiled.positiontup is None:
+            return None
+        order = tuple(compiled.positiontup)
+    elif processors:
+        return None  # values the driver must be given converted: the positional way does it
+    else:
+        order = ()
+    return _Prepared(
+        statement,
+        compiled.string,
+        order,
+        fixed,
+        frozenset(required),
+        tuple(processors.get(name) for name in order),
+        named=not dialect.positional,
+    )
+
+
+def _statement(
+    conn: Connection | AsyncConnection, step: Step, rows: Sequence[Mapping[str, Any]]
+) -> tuple[Any, Any, bool]:
+    """What to execute for ``rows`` of ``step``: (SQL, positional rows, True), or (statement,
+    rows, False) when SQLAlchemy must compile it."""
+    prepared = _prepared(step.statement, conn.dialect, rows)
+    if prepared is None:
+        return step.statement, list(rows), False
+    return prepared.sql, prepared.params(rows), True
+
+
+async def _execute(conn: AsyncConnection, step: Step, rows: Sequence[Mapping[str, Any]]) -> None:
+    statement, params, driver = _statement(conn, step, rows)
+    if driver:
+        await conn.exec_driver_sql(statement, params)
+    else:
+        await conn.execute(statement, params)
+
+
+def _execute_sync(conn: Connection, step: Step, rows: Sequence[Mapping[str, Any]]) -> None:
+    statement, params, driver = _statement(conn, step, rows)
+    if driver:
+        conn.exec_driver_sql(statement, params)
+    else:
+        conn.execute(statement, params)
 
 
 async def _run(conn: AsyncConnection, steps: Sequence[Step]) -> None:
     for step in steps:
         if step.rows:
-            await conn.execute(step.statement, list(step.rows))
+            await _execute(conn, step, step.rows)
 
 
 async def _run_many(conn: AsyncConnection, group: list[_Write]) -> None:
     """Writes of one shape: each step once, with the rows of every write in their order."""
     for index, step in enumerate(group[0].steps):
         rows = [row for write in group for row in write.steps[index].rows]
-        await conn.execute(step.statement, rows)
+        await _execute(conn, step, rows)
 
 
 def _run_sync(conn: Connection, steps: Sequence[Step]) -> None:
     for step in steps:
         if step.rows:
-            conn.execute(step.statement, list(step.rows))
+            _execute_sync(conn, step, step.rows)
 
 
 def _run_many_sync(conn: Connection, group: list[_Write]) -> None:
     for index, step in enumerate(group[0].steps):
-        conn.execute(step.statement, [row for write in group for row in write.steps[index].rows])
+        rows = [row for write in group for row in write.steps[index].rows]
+        _execute_sync(conn, step, rows)
 
 
 def _same_shape(batch: list[_Write]) -> list[list[_Write]]:
@@ -245,6 +406,66 @@ class _BatchWriter:
         return outcomes
 
 
+class _Readers:
+    """SQLite's reads, each run whole in a reader thread on a connection of the thread's pool.
+
+    Through the async driver every statement of a read (its ``BEGIN``, each query, each fetch,
+    closing the cursor, the ``ROLLBACK``) is a round trip from the event loop to the driver's
+    thread and back, each waiting for the loop to come round: a read of one row cost the loop
+    more than a move's whole write. Here a read is one call to a thread (one hop there and one
+    back) that runs the query with SQLAlchemy's sync engine, with the same pragmas and a
+    ``BEGIN`` (deferred: a snapshot, no lock) before its first statement.
+    """
+
+    #: reads run at once (SQLite reads in WAL mode wait for nobody, and release the GIL while
+    #: they search)
+    THREADS = 2
+
+    def __init__(self, url: str) -> None:
+        self.engine: Engine = create_engine(
+            make_url(url).set(drivername="sqlite"),
+            connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S, "check_same_thread": False},
+            pool_size=self.THREADS,
+        )
+        event.listen(self.engine, "connect", _sqlite_pragmas)
+        event.listen(self.engine, "begin", _sqlite_begin_read)
+        self.threads = ThreadPoolExecutor(self.THREADS, thread_name_prefix="heartsuit-reads")
+        self._local = threading.local()
+        #: every connection a reader thread opened (closed with the threads)
+        self._opened: list[Connection] = []
+
+    async def read(self, query: Callable[[Connection], _T]) -> _T:
+        try:
+            running = asyncio.get_running_loop().run_in_executor(self.threads, self._read, query)
+        except RuntimeError as closed:  # the threads were shut down: the store closed
+            raise StoreError("the store is closed: nothing was read") from closed
+        return await running
+
+    def _read(self, query: Callable[[Connection], _T]) -> _T:
+        # each thread keeps its connection (no pool checkout and reset per read); a read ends
+        # its transaction, and one that fails leaves a fresh connection to the next
+        conn: Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._local.conn = self.engine.connect()
+            self._opened.append(conn)
+        try:
+            with conn.begin():
+                return query(conn)
+        except BaseException:
+            self._local.conn = None
+            self._opened.remove(conn)
+            with contextlib.suppress(Exception):
+                conn.close()
+            raise
+
+    async def close(self) -> None:
+        await asyncio.get_running_loop().run_in_executor(None, self.threads.shutdown, True)
+        for conn in self._opened:
+            with contextlib.suppress(Exception):
+                conn.close()
+        self.engine.dispose()
+
+
 class Database:
     """An async engine on ``url``, migrated to the newest schema on :meth:`open`."""
 
@@ -259,8 +480,9 @@ class Database:
         self._writer_conn: AsyncConnection | None = None
         #: set while :meth:`close` runs: new writes are refused
         self._closing = False
-        #: SQLite (a file): the thread that writes the batches
+        #: SQLite (a file): the thread that writes the batches, and the threads that read
         self._batches: _BatchWriter | None = None
+        self._readers: _Readers | None = None
 
     @property
     def is_sqlite(self) -> bool:
@@ -284,6 +506,14 @@ class Database:
             return self._batches.engine
         return self.engine.sync_engine
 
+    @property
+    def read_engine(self) -> Engine:
+        """The (sync) engine :meth:`read` runs on: on a SQLite file, the reader threads' own;
+        otherwise the async engine's."""
+        if self._readers is not None:
+            return self._readers.engine
+        return self.engine.sync_engine
+
     async def open(self) -> None:
         """Connect and upgrade the schema to the newest migration (stamping a pre-migration
         database first); opening an open database does nothing."""
@@ -302,6 +532,7 @@ class Database:
             self._write_lock = asyncio.Lock()
             if make_url(self.url).database not in (None, "", ":memory:"):
                 self._batches = _BatchWriter(self.url)
+                self._readers = _Readers(self.url)
         self._engine = engine
 
     async def close(self) -> None:
@@ -326,6 +557,9 @@ class Database:
         if self._batches is not None:
             await self._batches.close()
             self._batches = None
+        if self._readers is not None:
+            await self._readers.close()
+            self._readers = None
         if self._engine is not None:
             await self._engine.dispose()
             self._engine = None
@@ -335,6 +569,24 @@ class Database:
         """A connection for reads."""
         async with self.engine.connect() as conn:
             yield conn
+
+    async def read(self, query: Callable[[Connection], _T], *, single: bool = False) -> _T:
+        """The result of ``query``, a function that reads through the (sync) connection it is
+        given, its statements in one transaction (on SQLite one snapshot: a write committed
+        meanwhile is not half seen).
+
+        On a SQLite file it runs whole in a reader thread (:class:`_Readers`): the cheap way to
+        read on the paths of every move and every new game. Elsewhere it runs on a connection
+        of the async engine (``run_sync``). ``single``: the query is one statement, which on
+        PostgreSQL then runs outside a transaction (one round trip instead of three, and the
+        same answer, since at READ COMMITTED a statement has its own snapshot either way).
+        """
+        if self._readers is not None:
+            return await self._readers.read(query)
+        async with self.reading() as conn:
+            if single and self.is_postgres:
+                await conn.execution_options(isolation_level="AUTOCOMMIT")
+            return await conn.run_sync(query)
 
     @asynccontextmanager
     async def writing(self) -> AsyncIterator[AsyncConnection]:
@@ -534,6 +786,10 @@ def _sqlite_migration_pragmas(dbapi_connection: Any, _record: Any) -> None:
 
 def _sqlite_begin(conn: Any) -> None:
     conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def _sqlite_begin_read(conn: Any) -> None:
+    conn.exec_driver_sql("BEGIN")
 
 
 def _sqlite_begin_app(conn: Any) -> None:

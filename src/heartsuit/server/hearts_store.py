@@ -11,13 +11,13 @@ stored, only their SHA-256.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from sqlalchemy import (
     BigInteger,
     Column,
+    Connection,
     ForeignKey,
     Index,
     Integer,
@@ -30,7 +30,6 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from heartsuit.server.db import Database, Step, StoreError, metadata
 from heartsuit.server.hearts_tables import LogEntry, SeatRecord, TableRecord
@@ -194,16 +193,20 @@ class SqlTableStore:
     async def get_table(
         self, table_id: str
     ) -> tuple[TableRecord, list[SeatRecord], list[LogEntry]] | None:
-        async with self.db.reading() as conn:
-            row = (await conn.execute(select(tables).where(tables.c.id == table_id))).first()
+        def read(conn: Connection) -> tuple[TableRecord, list[SeatRecord], list[LogEntry]] | None:
+            row = conn.execute(select(tables).where(tables.c.id == table_id)).first()
             if row is None:
                 return None
-            seat_rows = await conn.execute(
+            seat_rows = conn.execute(
                 select(seats).where(seats.c.table_id == table_id).order_by(seats.c.seat)
             )
-            entry_rows = await conn.execute(
+            seat_list = [
+                SeatRecord(r.seat, r.kind, r.name, r.level, r.token_hash) for r in seat_rows
+            ]
+            entry_rows = conn.execute(
                 select(events).where(events.c.table_id == table_id).order_by(events.c.seq)
             )
+            log = [LogEntry(r.seq, r.kind, json.loads(r.data), r.at_ms) for r in entry_rows]
             record = TableRecord(
                 id=row.id,
                 mode=row.mode,
@@ -215,38 +218,34 @@ class SqlTableStore:
                 status=row.status,
                 version=row.version,
             )
-            seat_list = [
-                SeatRecord(r.seat, r.kind, r.name, r.level, r.token_hash) for r in seat_rows
-            ]
-            log = [LogEntry(r.seq, r.kind, json.loads(r.data), r.at_ms) for r in entry_rows]
-        return record, seat_list, log
+            return record, seat_list, log
+
+        return await self.db.read(read)
 
     async def versions(self, table_ids: Sequence[str]) -> dict[str, int]:
+        # one statement (on PostgreSQL outside a transaction: one round trip instead of three,
+        # and the same answer): every process at a table catches up this way on every change
+        # made elsewhere
         if not table_ids:
             return {}
         query = select(tables.c.id, tables.c.version).where(tables.c.id.in_(list(table_ids)))
-        async with self._one_read() as conn:
-            return {str(r.id): int(r.version) for r in await conn.execute(query)}
-
-    @asynccontextmanager
-    async def _one_read(self) -> AsyncIterator[AsyncConnection]:
-        """A connection for a single SELECT. On PostgreSQL it runs without a transaction around
-        it: one round trip instead of three (BEGIN, the SELECT, ROLLBACK), and the same
-        answer, since at READ COMMITTED a statement has its own snapshot either way. Every
-        process at a table catches up this way on every change made elsewhere."""
-        async with self.db.reading() as conn:
-            if self.db.is_postgres:
-                await conn.execution_options(isolation_level="AUTOCOMMIT")
-            yield conn
+        return await self.db.read(
+            lambda conn: {str(r.id): int(r.version) for r in conn.execute(query)}, single=True
+        )
 
     async def entries_after(self, table_id: str, seq: int) -> list[LogEntry]:
-        async with self._one_read() as conn:
-            rows = await conn.execute(_ENTRIES_AFTER, {"b_table_id": table_id, "b_seq": seq})
-            return [LogEntry(r.seq, r.kind, json.loads(r.data), r.at_ms) for r in rows]
+        params = {"b_table_id": table_id, "b_seq": seq}
+        return await self.db.read(
+            lambda conn: [
+                LogEntry(r.seq, r.kind, json.loads(r.data), r.at_ms)
+                for r in conn.execute(_ENTRIES_AFTER, params)
+            ],
+            single=True,
+        )
 
     async def table_by_invite(self, invite: str) -> str | None:
-        async with self.db.reading() as conn:
-            row = (await conn.execute(select(tables.c.id).where(tables.c.invite == invite))).first()
+        query = select(tables.c.id).where(tables.c.invite == invite)
+        row = await self.db.read(lambda conn: conn.execute(query).first(), single=True)
         return None if row is None else str(row.id)
 
     async def append(
@@ -270,5 +269,6 @@ class SqlTableStore:
 
     async def active_tables(self) -> list[str]:
         query = select(tables.c.id).where(tables.c.status == "playing")
-        async with self.db.reading() as conn:
-            return [str(r.id) for r in await conn.execute(query)]
+        return await self.db.read(
+            lambda conn: [str(r.id) for r in conn.execute(query)], single=True
+        )

@@ -19,13 +19,14 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    bindparam,
     insert,
     select,
 )
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
-from heartsuit.server.db import Database, metadata
+from heartsuit.server.db import Database, Step, metadata
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,44 +68,60 @@ player_preferences = Table(
 )
 
 
+# the reads of every new game and every socket (constants: built once)
+_PLAYER = select(players).where(players.c.id == bindparam("b_player", type_=String))
+_PREFERENCES = select(player_preferences.c.prefs).where(
+    player_preferences.c.player_id == bindparam("b_player", type_=String),
+    player_preferences.c.game == bindparam("b_game", type_=String),
+)
+
+
+_ADD_PLAYER = insert(players)
+
+
+class _Upserts:
+    """The inserts that differ between SQLite and PostgreSQL (``ON CONFLICT``)."""
+
+    def __init__(self, postgres: bool) -> None:
+        upsert = pg_insert if postgres else sqlite_insert
+        self.player = upsert(players).on_conflict_do_nothing(index_elements=[players.c.id])
+        prefs = upsert(player_preferences)
+        self.preferences = prefs.on_conflict_do_update(
+            index_elements=[player_preferences.c.player_id, player_preferences.c.game],
+            set_={"prefs": prefs.excluded.prefs},
+        )
+
+
+_UPSERTS = {postgres: _Upserts(postgres) for postgres in (False, True)}
+
+
 class SqlPlayersStore:
     """:class:`PlayersStore` on SQL (tables from migrations 0001 and 0002)."""
 
     def __init__(self, db: Database) -> None:
         self.db = db
+        self._upserts = _UPSERTS[db.is_postgres]
 
     async def get_player(self, player_id: str) -> PlayerRecord | None:
-        async with self.db.reading() as conn:
-            row = (await conn.execute(select(players).where(players.c.id == player_id))).first()
+        params = {"b_player": player_id}
+        row = await self.db.read(lambda conn: conn.execute(_PLAYER, params).first(), single=True)
         return None if row is None else PlayerRecord(row.id, row.created_at_ms)
 
     async def create_player(self, player: PlayerRecord, *, exist_ok: bool = False) -> None:
-        if exist_ok:
-            # two tabs of a new player may both play first: the second insert is a no-op
-            upsert = pg_insert if self.db.is_postgres else sqlite_insert
-            statement = upsert(players).values(id=player.id, created_at_ms=player.created_at_ms)
-            async with self.db.writing() as conn:
-                await conn.execute(statement.on_conflict_do_nothing(index_elements=[players.c.id]))
-            return
-        async with self.db.writing() as conn:
-            await conn.execute(
-                insert(players).values(id=player.id, created_at_ms=player.created_at_ms)
-            )
+        # group commit, as the moves: a crowd of new visitors shares its commits. With
+        # ``exist_ok`` (two tabs of a new player may both play first) the second insert is a
+        # no-op; without it, an id already stored raises IntegrityError
+        row = {"id": player.id, "created_at_ms": player.created_at_ms}
+        statement = self._upserts.player if exist_ok else _ADD_PLAYER
+        await self.db.write(Step(statement, [row]), key=player.id)
 
     async def preferences(self, player_id: str, game: str) -> str | None:
-        query = select(player_preferences.c.prefs).where(
-            player_preferences.c.player_id == player_id, player_preferences.c.game == game
+        params = {"b_player": player_id, "b_game": game}
+        return await self.db.read(
+            lambda conn: conn.execute(_PREFERENCES, params).scalar_one_or_none(), single=True
         )
-        async with self.db.reading() as conn:
-            return (await conn.execute(query)).scalar_one_or_none()
 
     async def save_preferences(self, player_id: str, game: str, prefs: str) -> None:
         # one atomic upsert: two tabs saving at once must not both try to insert the row
-        upsert = pg_insert if self.db.is_postgres else sqlite_insert
-        statement = upsert(player_preferences).values(player_id=player_id, game=game, prefs=prefs)
-        statement = statement.on_conflict_do_update(
-            index_elements=[player_preferences.c.player_id, player_preferences.c.game],
-            set_={"prefs": statement.excluded.prefs},
-        )
-        async with self.db.writing() as conn:
-            await conn.execute(statement)
+        row = {"player_id": player_id, "game": game, "prefs": prefs}
+        await self.db.write(Step(self._upserts.preferences, [row]), key=player_id)

@@ -30,6 +30,7 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     Column,
+    Connection,
     ForeignKey,
     Index,
     Integer,
@@ -375,7 +376,9 @@ def _least(column: Any, value: Any) -> Any:
     """The smaller of a nullable column and the nullable parameter ``value`` (None counts as
     no value)."""
     return case(
-        (value.is_(None), column), (column.is_(None), value), (column > value, value),
+        (value.is_(None), column),
+        (column.is_(None), value),
+        (column > value, value),
         else_=column,
     )
 
@@ -447,6 +450,15 @@ _CLOSED = _MOVED.values(
     played_ms=bindparam("b_played", type_=BigInteger),
     running_since_ms=bindparam("b_running", type_=BigInteger),
 )
+#: a game's play clock (only this and a game closed by a new one write it)
+_CLOCK = (
+    update(games)
+    .where(_this_game)
+    .values(
+        played_ms=bindparam("b_played", type_=BigInteger),
+        running_since_ms=bindparam("b_running", type_=BigInteger),
+    )
+)
 _DEAD_DEAL = update(player_stats).where(_mine).values(dead_deals=_p.dead_deals + 1)
 _streak = _p.current_streak + 1
 _WIN = (
@@ -507,6 +519,34 @@ _NO_STREAK_BEFORE = update(games).where(_this_game).values(streak_before=None)
 _CODE_UNLOSS = update(code_stats).where(_this_code).values(games=_c.games - 1)
 
 
+# --- the reads on the paths of moves and new games: constants too (built once) ------------
+
+_GAME = select(games).where(_this_game)
+#: the player's open games, newest first
+_OPEN = (
+    select(games)
+    .where(_g.player_id == bindparam("b_player", type_=String))
+    .where(_g.status.in_([s.value for s in OPEN_STATUSES]))
+    .order_by(_g.started_at_ms.desc(), _g.id)
+)
+_OPEN_ONE = _OPEN.limit(1)
+_since = bindparam("b_since", type_=Integer)
+_MOVES = (
+    select(moves_log)
+    .where(moves_log.c.game_id == _game, moves_log.c.seq >= _since)
+    .order_by(moves_log.c.seq)
+)
+_LOGGED_INTENTS = select(moves_log.c.intent, moves_log.c.seq).where(
+    moves_log.c.game_id == _game, moves_log.c.seq >= _since, moves_log.c.intent.is_not(None)
+)
+_QUIET_INTENTS = select(quiet_intents.c.intent, quiet_intents.c.at_length).where(
+    quiet_intents.c.game_id == _game, quiet_intents.c.at_length >= _since
+)
+_SNAPSHOT = select(snapshots.c.log_length, snapshots.c.state).where(snapshots.c.game_id == _game)
+_TOTALS = select(player_stats).where(_mine)
+_DEAL = select(deals).where(deals.c.code == _code)
+
+
 class _Upserts:
     """The statements that differ between SQLite and PostgreSQL: inserts that leave an
     existing row alone (the totals' rows) or replace some of its columns (the snapshot)."""
@@ -540,8 +580,16 @@ def _tally_steps(upserts: _Upserts, tally: Tally) -> list[Step]:
     steps = [
         Step(
             upserts.player_row,
-            [{"player_id": game.player_id, "games": 0, "wins": 0, "current_streak": 0,
-              "best_streak": 0, "dead_deals": 0}],
+            [
+                {
+                    "player_id": game.player_id,
+                    "games": 0,
+                    "wins": 0,
+                    "current_streak": 0,
+                    "best_streak": 0,
+                    "dead_deals": 0,
+                }
+            ],
         )
     ]
     if kind is TallyKind.DEAD_DEAL:
@@ -550,8 +598,15 @@ def _tally_steps(upserts: _Upserts, tally: Tally) -> list[Step]:
     steps.append(
         Step(
             upserts.code_row,
-            [{"player_id": game.player_id, "code": game.code, "games": 0, "wins": 0,
-              "last_at_ms": at}],
+            [
+                {
+                    "player_id": game.player_id,
+                    "code": game.code,
+                    "games": 0,
+                    "wins": 0,
+                    "last_at_ms": at,
+                }
+            ],
         )
     )
     this = {**player, "b_game": game.id}
@@ -619,8 +674,8 @@ class SqlSolitaireStore:
         )
 
     async def get_game(self, game_id: str) -> GameRecord | None:
-        async with self.db.reading() as conn:
-            row = (await conn.execute(select(games).where(games.c.id == game_id))).first()
+        params = {"b_game": game_id}
+        row = await self.db.read(lambda conn: conn.execute(_GAME, params).first(), single=True)
         return None if row is None else _game_from_row(row)
 
     async def open_game(self, player_id: str) -> GameRecord | None:
@@ -631,62 +686,46 @@ class SqlSolitaireStore:
         return await self._open(player_id, limit=None)
 
     async def _open(self, player_id: str, limit: int | None) -> list[GameRecord]:
-        query = (
-            select(games)
-            .where(games.c.player_id == player_id)
-            .where(games.c.status.in_([s.value for s in OPEN_STATUSES]))
-            .order_by(games.c.started_at_ms.desc(), games.c.id)
-            .limit(limit)
+        query, params = _OPEN_ONE if limit == 1 else _OPEN, {"b_player": player_id}
+        if limit not in (1, None):
+            query = _OPEN.limit(limit)
+        return await self.db.read(
+            lambda conn: [_game_from_row(r) for r in conn.execute(query, params)], single=True
         )
-        async with self.db.reading() as conn:
-            return [_game_from_row(r) for r in await conn.execute(query)]
 
     async def player_games(self, player_id: str) -> list[GameRecord]:
-        query = (
-            select(games).where(games.c.player_id == player_id).order_by(games.c.started_at_ms)
+        query = select(games).where(games.c.player_id == player_id).order_by(games.c.started_at_ms)
+        return await self.db.read(
+            lambda conn: [_game_from_row(r) for r in conn.execute(query)], single=True
         )
-        async with self.db.reading() as conn:
-            return [_game_from_row(r) for r in await conn.execute(query)]
 
     async def moves(self, game_id: str, since: int = 0) -> list[MoveRecord]:
-        query = (
-            select(moves_log)
-            .where(moves_log.c.game_id == game_id, moves_log.c.seq >= since)
-            .order_by(moves_log.c.seq)
+        params = {"b_game": game_id, "b_since": since}
+        return await self.db.read(
+            lambda conn: [
+                MoveRecord(r.game_id, r.seq, r.action, r.at_ms, r.intent, r.play_ms)
+                for r in conn.execute(_MOVES, params)
+            ],
+            single=True,
         )
-        async with self.db.reading() as conn:
-            rows = await conn.execute(query)
-            return [
-                MoveRecord(r.game_id, r.seq, r.action, r.at_ms, r.intent, r.play_ms) for r in rows
-            ]
 
     async def intents(self, game_id: str, since: int = 0) -> dict[str, int]:
-        query = (
-            select(moves_log.c.intent, moves_log.c.seq)
-            .where(
-                moves_log.c.game_id == game_id,
-                moves_log.c.seq >= since,
-                moves_log.c.intent.is_not(None),
-            )
-        )
-        quiet = select(quiet_intents.c.intent, quiet_intents.c.at_length).where(
-            quiet_intents.c.game_id == game_id, quiet_intents.c.at_length >= since
-        )
-        async with self.db.reading() as conn:
-            found = {r.intent: r.at_length for r in await conn.execute(quiet)}
-            found.update({r.intent: r.seq for r in await conn.execute(query)})
+        params = {"b_game": game_id, "b_since": since}
+
+        def read(conn: Connection) -> dict[str, int]:
+            found = {r.intent: r.at_length for r in conn.execute(_QUIET_INTENTS, params)}
+            found.update({r.intent: r.seq for r in conn.execute(_LOGGED_INTENTS, params)})
             return found
+
+        return await self.db.read(read)
 
     async def note_quiet_intent(self, game_id: str, intent: str, at_length: int) -> None:
         row = {"game_id": game_id, "intent": intent, "at_length": at_length}
         await self.db.write(Step(self._upserts.quiet_intent, [row]), key=game_id)
 
     async def snapshot(self, game_id: str) -> tuple[int, str] | None:
-        query = select(snapshots.c.log_length, snapshots.c.state).where(
-            snapshots.c.game_id == game_id
-        )
-        async with self.db.reading() as conn:
-            row = (await conn.execute(query)).first()
+        params = {"b_game": game_id}
+        row = await self.db.read(lambda conn: conn.execute(_SNAPSHOT, params).first(), single=True)
         return None if row is None else (row.log_length, row.state)
 
     async def append_move(
@@ -706,29 +745,22 @@ class SqlSolitaireStore:
             "intent": move.intent,
             "play_ms": move.play_ms,
         }
-        state = (
-            []
-            if snapshot is None
-            else [{"game_id": summary.id, "log_length": summary.log_length, "state": snapshot}]
-        )
-        counted = [] if tally is None else _tally_steps(self._upserts, tally)
+        steps = [Step(_ADD_MOVE, [logged]), Step(_MOVED, [_moved_row(summary)])]
+        if tally is not None:
+            steps += _tally_steps(self._upserts, tally)
+        if snapshot is not None:
+            state = {"game_id": summary.id, "log_length": summary.log_length, "state": snapshot}
+            steps.append(Step(self._upserts.snapshot, [state]))
         try:
-            await self.db.write(
-                Step(_ADD_MOVE, [logged]),
-                Step(_MOVED, [_moved_row(summary)]),
-                *counted,
-                Step(self._upserts.snapshot, state),
-                key=summary.player_id,
-            )
+            await self.db.write(*steps, key=summary.player_id)
         except IntegrityError as exc:
             raise MoveConflict(f"move {move.seq} of game {move.game_id} is already logged") from exc
 
     # --- running totals ---
 
     async def totals(self, player_id: str) -> PlayerTotals:
-        query = select(player_stats).where(player_stats.c.player_id == player_id)
-        async with self.db.reading() as conn:
-            row = (await conn.execute(query)).first()
+        params = {"b_player": player_id}
+        row = await self.db.read(lambda conn: conn.execute(_TOTALS, params).first(), single=True)
         if row is None:
             return PlayerTotals()
         return PlayerTotals(
@@ -745,12 +777,10 @@ class SqlSolitaireStore:
         )
 
     async def set_clock(self, game: GameRecord) -> None:
-        async with self.db.writing() as conn:
-            await conn.execute(
-                update(games)
-                .where(games.c.id == game.id)
-                .values(played_ms=game.played_ms, running_since_ms=game.running_since_ms)
-            )
+        # group commit, as the moves: a page shown or hidden is a write of its own, and many
+        # pages open at once (a restart, a busy minute) share their commits
+        row = {"b_game": game.id, "b_played": game.played_ms, "b_running": game.running_since_ms}
+        await self.db.write(Step(_CLOCK, [row]), key=game.player_id)
 
     async def code_summary(self, code: str) -> DailyTotals:
         c = code_stats.c
@@ -760,8 +790,8 @@ class SqlSolitaireStore:
             func.min(c.best_time_ms),
             func.min(c.fewest_moves),
         ).where(c.code == code, c.games > 0)
-        async with self.db.reading() as conn:
-            players, winners, best_time, fewest = (await conn.execute(query)).one()
+        one = await self.db.read(lambda conn: conn.execute(query).one(), single=True)
+        players, winners, best_time, fewest = one
         return DailyTotals(code, int(players), int(winners), best_time, fewest)
 
     async def code_totals(
@@ -776,19 +806,21 @@ class SqlSolitaireStore:
             .offset(offset)
             .limit(limit)
         )
-        async with self.db.reading() as conn:
+
+        def read(conn: Connection) -> tuple[list[CodeTotals], int]:
             rows = [
                 CodeTotals(r.code, r.games, r.wins, r.best_time_ms, r.fewest_moves, r.last_at_ms)
-                for r in await conn.execute(page)
+                for r in conn.execute(page)
             ]
-            count = (await conn.execute(select(func.count()).where(played))).scalar_one()
-        return rows, int(count)
+            return rows, int(conn.execute(select(func.count()).where(played)).scalar_one())
+
+        return await self.db.read(read)
 
     # --- the solver's cache ---
 
     async def deal_analysis(self, code: str) -> DealAnalysis | None:
-        async with self.db.reading() as conn:
-            row = (await conn.execute(select(deals).where(deals.c.code == code))).first()
+        params = {"b_code": code}
+        row = await self.db.read(lambda conn: conn.execute(_DEAL, params).first(), single=True)
         return None if row is None else DealAnalysis(row.code, row.winnable, row.solution_moves)
 
     async def save_deal_analysis(self, analysis: DealAnalysis) -> None:
