@@ -87,7 +87,7 @@ from heartsuit.server.solitaire_store import (
     Tally,
     TallyKind,
 )
-from heartsuit.server.solitaire_view import game_view
+from heartsuit.server.solitaire_view import ViewParts, view_parts
 from heartsuit.solitaire import (
     Action,
     Game,
@@ -145,16 +145,22 @@ class LiveGame:
 @dataclass(frozen=True, slots=True)
 class Played:
     """The answer to a request about a game: the game, what the request did to it, and the
-    view of the game as the request left it (built under the player's lock)."""
+    view of the game as the request left it (worked out under the player's lock: ``parts``,
+    from which the reply's frame is written; :attr:`view` is its model)."""
 
     live: LiveGame
     kind: str
     result: TapResult | None = None
-    view: GameView | None = None
+    parts: ViewParts | None = None
     #: the request's intent was already applied: nothing was done again
     repeat: bool = False
     #: the request wrote to the move log
     logged: bool = False
+
+    @property
+    def view(self) -> GameView | None:
+        """The view as the page's model (built once, when first asked for)."""
+        return None if self.parts is None else self.parts.model()
 
 
 class Stale(ProtocolError):
@@ -220,9 +226,7 @@ class SolitaireService:
         self._live_limit = live_games
         #: a snapshot of the engine is stored after every this many log entries
         self.snapshot_every = snapshot_every
-        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
-            weakref.WeakValueDictionary()
-        )
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         #: the game each viewer (a connection showing a game on a visible page) watches, and
         #: the viewers of each game: a game's clock runs while it has any
         self._watching: dict[object, tuple[str, str]] = {}
@@ -522,9 +526,7 @@ class SolitaireService:
             await self._watch(viewer, player_id, game_id)
             return await self._played(live, "synced", placement_help)
 
-    async def stats(
-        self, player_id: str, offset: int = 0, limit: int = DEFAULT_PAGE
-    ) -> StatsReply:
+    async def stats(self, player_id: str, offset: int = 0, limit: int = DEFAULT_PAGE) -> StatsReply:
         """The player's statistics and one page of the per-deal list (an unknown player simply
         has none); two reads of the running totals, however many games were played."""
         totals = await self.store.totals(player_id)
@@ -666,7 +668,7 @@ class SolitaireService:
         logged: bool = False,
     ) -> Played:
         """The answer to a request, its view built now (the caller holds the lock)."""
-        view = game_view(
+        view = view_parts(
             live.game,
             game_id=live.record.id,
             started_at_ms=live.record.started_at_ms,
