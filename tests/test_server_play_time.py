@@ -18,7 +18,8 @@ from heartsuit.server.players import PlayerService
 from heartsuit.server.players_store import SqlPlayersStore
 from heartsuit.server.settings import sqlite_url
 from heartsuit.server.solitaire_service import SolitaireService
-from heartsuit.server.solitaire_store import SqlSolitaireStore
+from heartsuit.server.solitaire_store import GameRecord, GameStatus, SqlSolitaireStore
+from heartsuit.solitaire import Game
 from heartsuit.solitaire.codes import deal_for_code
 from heartsuit.solitaire.solver import solve
 from tests.server_support import START_MS, FakeClock, game_row, running_site
@@ -202,3 +203,40 @@ def test_moves_are_logged_with_their_play_time(tmp_path: Path) -> None:
     with sqlite3.connect(site.db_path) as conn:
         rows = conn.execute("SELECT at_ms, play_ms FROM solitaire_moves").fetchall()
     assert rows == [(START_MS + 2_000, 2_000)]
+
+
+def test_a_new_deal_pauses_the_left_game_at_its_last_move_without_replaying_it(
+    tmp_path: Path,
+) -> None:
+    """The game a new deal closes stops counting (its clock is stored paused, at its last move,
+    as when it is read back with nobody watching), and is not rebuilt from its log for that."""
+
+    async def body(w: World) -> None:
+        tab = object()
+        first = (await w.service.new_game(w.player, WIN_CODE, viewer=tab)).live.record.id
+        w.clock.now += 7_000
+        await w.service.tap(w.player, first, "stock", viewer=tab)
+        w.clock.now += 5_000  # looked at, but no move after the flip
+        stored = await w.store.get_game(first)
+        assert stored is not None and stored.running_since_ms is not None  # running
+
+        rebuilt: list[str] = []
+        rebuild = w.service._rebuild
+
+        async def counted(record: GameRecord) -> tuple[Game, dict[str, str]]:
+            rebuilt.append(record.id)
+            return await rebuild(record)
+
+        w.service._rebuild = counted  # type: ignore[method-assign]
+        second = await w.service.new_game(w.player, WIN_CODE, leave=first, viewer=tab)
+        closed = await w.store.get_game(first)
+        assert closed is not None and closed.status is GameStatus.ABANDONED
+        assert closed.running_since_ms is None and closed.played_ms == 7_000
+        assert rebuilt == [] and first not in w.service._live
+        assert second.view is not None and second.view.clock_running
+        w.clock.now += 3_000
+        await w.service.tap(w.player, second.live.record.id, "stock", viewer=tab)
+        assert w.service.play_ms(second.live) == 3_000
+        assert await w.store.get_game(first) == closed  # nothing more written to it
+
+    run(tmp_path, body)

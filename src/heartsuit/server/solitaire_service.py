@@ -637,6 +637,17 @@ class SolitaireService:
         return live.record.play_ms(self.clock())
 
     async def _set_running(self, game_id: str, player_id: str, *, running: bool) -> None:
+        if not running and game_id not in self._live:
+            # a game no longer in memory (one just closed by a new deal, or evicted): what
+            # reading it back would do to its clock is all there is to do (nobody watches it
+            # now, so a running clock is settled at its last move), and its row says it all:
+            # no engine is rebuilt from its log, and no live game is pushed out for it
+            record = await self.store.get_game(game_id)
+            if record is None or record.player_id != player_id:
+                return  # gone: nothing to count
+            if record.running_since_ms is not None and not self._viewers.get(game_id):
+                await self._settle(record)
+            return
         try:
             live = await self._load(game_id, player_id)
         except ProtocolError:
