@@ -309,10 +309,13 @@ class Game:
         if self._pairs_of[0] == key:
             return self._pairs_of[1]
         free = self.free_positions()
+        heart = self._heart
+        ranks = [card.rank for card in [heart[p - 1] for p in free] if card is not None]
         out: list[tuple[Selection, Selection]] = []
         for i, p in enumerate(free):
-            rank = self._rank(p)
-            out.extend((p, q) for q in free[i + 1 :] if self._rank(q) == rank)
+            rank = ranks[i]
+            if rank in ranks[i + 1 :]:
+                out.extend((p, free[j]) for j in range(i + 1, len(free)) if ranks[j] == rank)
             if rank == top:
                 out.append((p, "waste"))
         found = tuple(out)
