@@ -5,7 +5,9 @@ All on a scripted clock (``step=0``: time moves only when a test moves it)."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import sqlite3
+import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -238,5 +240,31 @@ def test_a_new_deal_pauses_the_left_game_at_its_last_move_without_replaying_it(
         await w.service.tap(w.player, second.live.record.id, "stock", viewer=tab)
         assert w.service.play_ms(second.live) == 3_000
         assert await w.store.get_game(first) == closed  # nothing more written to it
+
+    run(tmp_path, body)
+
+
+def test_a_watching_players_lock_is_kept_between_requests_and_let_go_after(
+    tmp_path: Path,
+) -> None:
+    """One player's requests share one lock; while a page of theirs shows a game, the service
+    holds on to it (no new lock per request), and forgets it once no page shows their games."""
+
+    async def body(w: World) -> None:
+        tab, other_tab = object(), object()
+        game = (await w.service.new_game(w.player, WIN_CODE, viewer=tab)).live.record.id
+        lock = weakref.ref(w.service._lock(w.player))
+        gc.collect()
+        await w.service.tap(w.player, game, "stock", viewer=tab)
+        gc.collect()
+        assert lock() is not None and w.service._lock(w.player) is lock()
+        await w.service.watch(other_tab, w.player, game)
+        await w.service.watch(tab, w.player, None)
+        gc.collect()
+        assert w.service._lock(w.player) is lock()  # still watched by the other tab
+        await w.service.watch(other_tab, w.player, None)
+        gc.collect()
+        assert lock() is None and w.player not in w.service._locks  # let go
+        assert w.service._pinned == {}
 
     run(tmp_path, body)

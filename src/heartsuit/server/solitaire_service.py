@@ -231,6 +231,10 @@ class SolitaireService:
         #: the viewers of each game: a game's clock runs while it has any
         self._watching: dict[object, tuple[str, str]] = {}
         self._viewers: dict[str, set[object]] = {}
+        #: the lock of each player with a viewer here, and how many viewers: held on to, so that
+        #: a player who keeps playing keeps one lock (not a new one for each request, which the
+        #: weak mapping would otherwise forget as soon as the request is answered)
+        self._pinned: dict[str, tuple[asyncio.Lock, int]] = {}
         #: the deal of the day, per UTC day already asked for
         self._daily: dict[int, str] = {}
         #: the candidates for the deal of the day, per UTC day a game was shown on
@@ -615,6 +619,7 @@ class SolitaireService:
             live = await self._load(game_id, player_id)  # unknown_game before any change
         if old is not None:
             del self._watching[viewer]
+            self._unpin(old[0])
             viewers = self._viewers.get(old[1], set())
             viewers.discard(viewer)
             if not viewers:
@@ -623,10 +628,19 @@ class SolitaireService:
         if game_id is None:
             return
         self._watching[viewer] = (player_id, game_id)
+        lock, count = self._pinned.get(player_id) or (self._lock(player_id), 0)
+        self._pinned[player_id] = (lock, count + 1)
         viewers = self._viewers.setdefault(game_id, set())
         viewers.add(viewer)
         if len(viewers) == 1:
             await self._set_running(live.record.id, player_id, running=True)
+
+    def _unpin(self, player_id: str) -> None:
+        lock, count = self._pinned[player_id]
+        if count > 1:
+            self._pinned[player_id] = (lock, count - 1)
+        else:
+            del self._pinned[player_id]
 
     def clock_running(self, live: LiveGame) -> bool:
         """Whether the game's play clock is counting now (it also stops at a win or dead end)."""
