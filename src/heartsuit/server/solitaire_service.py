@@ -132,6 +132,9 @@ class LiveGame:
     #: the latest intents logged for this game, each with what it did ("" when read back from
     #: the log, which keeps the action, not its result)
     intents: OrderedDict[str, str] = field(default_factory=OrderedDict)
+    #: when the log's last entry was made (wall-clock ms), if known here (None: not known, or
+    #: no entry yet)
+    last_at_ms: int | None = None
 
     def saw(self, intent: str | None, kind: str) -> None:
         if intent is None:
@@ -308,7 +311,7 @@ class SolitaireService:
         elif daily:
             code = await self.daily_code()
         async with self._lock(player_id):
-            played = await self._deal(player_id, code, winnable_only, leave, "dealt")
+            played = await self._deal(player_id, code, winnable_only, leave, "dealt", viewer)
             await self._watch(viewer, player_id, played.live.record.id)
             played = await self._played(played.live, played.kind, placement_help)
         await self._notify(played.live.record)
@@ -329,7 +332,7 @@ class SolitaireService:
             record = await self.store.get_game(game_id)
             if record is None or record.player_id != player_id:
                 raise ProtocolError(ErrorCode.UNKNOWN_GAME, f"no game {game_id[:40]!r}")
-            played = await self._deal(player_id, record.code, False, leave, "restarted")
+            played = await self._deal(player_id, record.code, False, leave, "restarted", viewer)
             await self._watch(viewer, player_id, played.live.record.id)
             played = await self._played(played.live, played.kind, placement_help)
         await self._notify(played.live.record)
@@ -342,8 +345,16 @@ class SolitaireService:
         winnable_only: bool | None,
         leaving: str | None,
         kind: str,
+        viewer: object | None,
     ) -> Played:
-        """The body of :meth:`new_game` and :meth:`restart`, under the player's lock."""
+        """The body of :meth:`new_game` and :meth:`restart`, under the player's lock.
+
+        What the ``viewer`` watching the new game (:meth:`_watch`, next) does to the clocks is
+        written here, with the new game, when it can be: the new game's clock starts running
+        at the deal, and the game the viewer leaves, closed now, is paused as it would be then
+        (at its last move: :meth:`_settle`) if nobody else watches it and its copy in memory
+        knows when that move was. So a new deal costs one read and one write, not five more
+        round trips to the store for the same rows."""
         open_games = await self.store.open_games(player_id)
         for current in open_games:
             if under_way(current) and current.id != leaving:
@@ -356,24 +367,51 @@ class SolitaireService:
             if winnable_only is None:
                 winnable_only = (await self.preferences(player_id)).winnable_only
             code = await self._draw_code(winnable_only)
-        await self.players.ensure(player_id)  # the player's first game stores them
+        if not open_games:
+            # the player's first game stores them (an open game says they are stored)
+            await self.players.ensure(player_id)
         now = self.clock()
         game = Game.from_code(code, now=0.0)  # the engine runs on play time, 0 at the deal
-        record = GameRecord(secrets.token_urlsafe(12), player_id, code, now)
+        record = GameRecord(
+            secrets.token_urlsafe(12),
+            player_id,
+            code,
+            now,
+            running_since_ms=None if viewer is None else now,
+        )
         tallies: list[Tally] = []
         if game.dead_end:
             # some deals can never be played (the tip's partners all lie in the heart)
             record = replace(record, status=GameStatus.DEAD_DEAL, ended_at_ms=now, elapsed_ms=0)
             tallies.append(Tally(TallyKind.DEAD_DEAL, record))
+        watched = None if viewer is None else self._watching.get(viewer)
         closed: list[GameRecord] = []
+        settled: dict[str, LiveGame] = {}
         for current in open_games:
             after, counted = close_game(current, now)
+            kept = self._live.get(current.id)
+            if (
+                watched is not None
+                and watched[1] == current.id
+                and self._viewers.get(current.id) == {viewer}
+                and after.running_since_ms is not None
+                and kept is not None
+                and kept.record.log_length == current.log_length
+                and (current.log_length == 0 or kept.last_at_ms is not None)
+            ):
+                until = max(after.running_since_ms, kept.last_at_ms or 0)
+                after = replace(after, played_ms=after.play_ms(until), running_since_ms=None)
+                settled[current.id] = kept
             closed.append(after)
             if counted is not None:
                 tallies.append(counted)
         await self.store.start_game(record, closed, tallies)
         for old in closed:
-            self._live.pop(old.id, None)
+            kept = settled.get(old.id)
+            if kept is None:
+                self._live.pop(old.id, None)
+            else:
+                kept.record = old  # as stored: closed, its clock paused
         live = LiveGame(record, game)
         self._remember(live)
         return Played(live, kind)
@@ -833,6 +871,7 @@ class SolitaireService:
             self._live.pop(old.id, None)
             raise
         live.record = summary
+        live.last_at_ms = now
 
     async def _notify(self, record: GameRecord) -> None:
         if self.bus is not None:
