@@ -7,10 +7,12 @@ endpoint as a connection hands it over: a validated ``solitaire.tap`` message to
 :meth:`SolitaireSession.handle`, answered with the state frame's text (``encode``, as the
 connection writes it; the socket write itself is left out). Each player taps as the load
 bench's players do: the first pair the engine offers (two taps), else the stock, and a new
-deal (leaving the old) when the game is over. Prints the process's CPU time per tap (all
-threads: the event loop and SQLite's writer), medians of ``--runs`` runs, with the load
-average. It reads only what every version of the endpoint has (the session's game and the
-service's engine), so the same file measures an older checkout (``PYTHONPATH=.../src``).
+deal (leaving the old) when the game is over (often: many random deals are dead from the
+start). Prints the process's CPU time per tap (all threads: the event loop and SQLite's writer;
+the new deals' CPU counted in, as in ``solitaire_tap_cpu.py``), medians of ``--runs`` runs,
+with the load average. It reads only what every version of the endpoint has (the session's
+game and the service's engine), so the same file measures an older checkout
+(``PYTHONPATH=.../src``).
 
     nice -n 19 .venv/bin/python bench/solitaire_endpoint_cpu.py [--players 200] [--rounds 20]
 """
@@ -68,7 +70,7 @@ class Tab:
         return None
 
 
-async def one_run(path: Path, players: int, rounds: int, profile: str) -> tuple[float, int]:
+async def one_run(path: Path, players: int, rounds: int, profile: str) -> tuple[float, int, int]:
     db = Database(sqlite_url(path))
     await db.open()
     try:
@@ -84,6 +86,7 @@ async def one_run(path: Path, players: int, rounds: int, profile: str) -> tuple[
         deal = SolitaireNew(type="solitaire.new")
         await asyncio.gather(*(s.handle(p, deal, 1) for p, s in zip(people, sessions, strict=True)))
         partners: list[object | None] = [None] * players
+        deals = 0
 
         async def tap(i: int) -> int:
             session, person = sessions[i], people[i]
@@ -92,6 +95,8 @@ async def one_run(path: Path, players: int, rounds: int, profile: str) -> tuple[
             live = service._live[game_id]
             game = live.game
             if game.over:
+                nonlocal deals
+                deals += 1
                 await session.handle(
                     person, SolitaireNew(type="solitaire.new", leave=game_id), None
                 )
@@ -124,7 +129,7 @@ async def one_run(path: Path, players: int, rounds: int, profile: str) -> tuple[
             profiler.disable()
             profiler.dump_stats(profile)
         assert all('"type":"solitaire.state"' in tab.last for tab in tabs)
-        return (time.process_time() - cpu0) / taps * 1000, taps
+        return (time.process_time() - cpu0) / taps * 1000, taps, deals
     finally:
         await db.close()
 
@@ -144,7 +149,7 @@ def main() -> None:
     for run in range(args.runs):
         with tempfile.TemporaryDirectory() as tmp:
             last = run == args.runs - 1
-            ms, taps = asyncio.run(
+            ms, taps, deals = asyncio.run(
                 one_run(
                     Path(tmp) / "db.sqlite3",
                     args.players,
@@ -153,7 +158,10 @@ def main() -> None:
                 )
             )
         figures.append(ms)
-        print(f"  run {run + 1}: {taps} taps, {ms:.3f} ms CPU per tap", flush=True)
+        print(
+            f"  run {run + 1}: {taps} taps and {deals} new deals, {ms:.3f} ms CPU per tap",
+            flush=True,
+        )
     print(
         f"MEDIAN of {args.runs}: {statistics.median(figures):.3f} ms CPU per tap "
         f"(endpoint, service and store, no sockets); load avg {os.getloadavg()[0]:.2f}"
