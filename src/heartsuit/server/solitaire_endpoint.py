@@ -95,11 +95,15 @@ class SolitaireSession:
             else:
                 await self._send_state(played, req)
         elif isinstance(message, SolitaireNew):
+            # "use the player's setting" is this tab's copy of it (kept as the other settings
+            # are: read at hello, changed by this tab, followed from the others' notices), so a
+            # deal does not read it from the store again
+            winnable = message.winnable_only
             await self._send_state(
                 await service.new_game(
                     pid,
                     message.code,
-                    message.winnable_only,
+                    self.prefs.winnable_only if winnable is None else winnable,
                     leave=message.leave,
                     placement_help=helped,
                     daily=message.daily,
