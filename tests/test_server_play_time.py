@@ -5,11 +5,14 @@ All on a scripted clock (``step=0``: time moves only when a test moves it)."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import sqlite3
+import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,7 +21,8 @@ from heartsuit.server.players import PlayerService
 from heartsuit.server.players_store import SqlPlayersStore
 from heartsuit.server.settings import sqlite_url
 from heartsuit.server.solitaire_service import SolitaireService
-from heartsuit.server.solitaire_store import SqlSolitaireStore
+from heartsuit.server.solitaire_store import GameRecord, GameStatus, SqlSolitaireStore
+from heartsuit.solitaire import Game
 from heartsuit.solitaire.codes import deal_for_code
 from heartsuit.solitaire.solver import solve
 from tests.server_support import START_MS, FakeClock, game_row, running_site
@@ -202,3 +206,116 @@ def test_moves_are_logged_with_their_play_time(tmp_path: Path) -> None:
     with sqlite3.connect(site.db_path) as conn:
         rows = conn.execute("SELECT at_ms, play_ms FROM solitaire_moves").fetchall()
     assert rows == [(START_MS + 2_000, 2_000)]
+
+
+@pytest.mark.parametrize("in_memory", [True, False])
+def test_a_new_deal_pauses_the_left_game_at_its_last_move_without_replaying_it(
+    tmp_path: Path, in_memory: bool
+) -> None:
+    """The game a new deal closes stops counting (its clock is stored paused, at its last move,
+    as when it is read back with nobody watching), and is not rebuilt from its log for that;
+    the same whether its copy in memory says when its last move was, or it is not in memory."""
+
+    async def body(w: World) -> None:
+        tab = object()
+        first = (await w.service.new_game(w.player, WIN_CODE, viewer=tab)).live.record.id
+        w.clock.now += 7_000
+        await w.service.tap(w.player, first, "stock", viewer=tab)
+        w.clock.now += 5_000  # looked at, but no move after the flip
+        stored = await w.store.get_game(first)
+        assert stored is not None and stored.running_since_ms is not None  # running
+        if not in_memory:
+            w.service.forget(first)
+
+        rebuilt: list[str] = []
+        rebuild = w.service._rebuild
+
+        async def counted(record: GameRecord) -> tuple[Game, dict[str, str]]:
+            rebuilt.append(record.id)
+            return await rebuild(record)
+
+        w.service._rebuild = counted  # type: ignore[method-assign]
+        second = await w.service.new_game(w.player, WIN_CODE, leave=first, viewer=tab)
+        closed = await w.store.get_game(first)
+        assert closed is not None and closed.status is GameStatus.ABANDONED
+        assert closed.running_since_ms is None and closed.played_ms == 7_000
+        assert rebuilt == []
+        if in_memory:
+            assert w.service._live[first].record == closed  # kept, as stored
+        else:
+            assert first not in w.service._live  # not brought back for this
+        assert second.view is not None and second.view.clock_running
+        w.clock.now += 3_000
+        await w.service.tap(w.player, second.live.record.id, "stock", viewer=tab)
+        assert w.service.play_ms(second.live) == 3_000
+        assert await w.store.get_game(first) == closed  # nothing more written to it
+        again = await w.fresh().game_of(w.player, first)  # read back after a restart
+        assert again.view is not None and again.view.elapsed_ms == 7_000
+
+    run(tmp_path, body)
+
+
+def test_a_new_deal_over_a_watched_game_is_one_read_and_one_write(tmp_path: Path) -> None:
+    """What a new deal does to the clocks (the new game's starts, the left game's pauses) is
+    written with the new game: the store is asked for the open games and told the new game
+    with the closed one, nothing else (the players' store not at all: the open game says the
+    player is stored)."""
+
+    async def body(w: World) -> None:
+        tab = object()
+        first = (await w.service.new_game(w.player, WIN_CODE, viewer=tab)).live.record.id
+        w.clock.now += 2_000
+        await w.service.tap(w.player, first, "stock", viewer=tab)
+        asked: list[str] = []
+        for name in ("get_game", "open_games", "moves", "set_clock", "start_game", "intents"):
+            method = getattr(w.store, name)
+
+            def spy(*args: object, _name: str = name, _method: Any = method) -> Any:
+                asked.append(_name)
+                return _method(*args)
+
+            setattr(w.store, name, spy)
+        players_asked: list[str] = []
+        ensure = w.players.ensure
+
+        async def ensure_spy(player_id: str) -> None:
+            players_asked.append(player_id)
+            await ensure(player_id)
+
+        w.players.ensure = ensure_spy  # type: ignore[method-assign]
+        second = await w.service.new_game(w.player, WIN_CODE, leave=first, viewer=tab)
+        assert asked == ["open_games", "start_game"] and players_asked == []
+        assert second.view is not None and second.view.clock_running
+        stored = await w.store.get_game(second.live.record.id)
+        assert stored is not None and stored.running_since_ms == w.clock.now
+        closed = await w.store.get_game(first)
+        assert closed is not None and closed.running_since_ms is None
+        assert closed.played_ms == 2_000
+
+    run(tmp_path, body)
+
+
+def test_a_watching_players_lock_is_kept_between_requests_and_let_go_after(
+    tmp_path: Path,
+) -> None:
+    """One player's requests share one lock; while a page of theirs shows a game, the service
+    holds on to it (no new lock per request), and forgets it once no page shows their games."""
+
+    async def body(w: World) -> None:
+        tab, other_tab = object(), object()
+        game = (await w.service.new_game(w.player, WIN_CODE, viewer=tab)).live.record.id
+        lock = weakref.ref(w.service._lock(w.player))
+        gc.collect()
+        await w.service.tap(w.player, game, "stock", viewer=tab)
+        gc.collect()
+        assert lock() is not None and w.service._lock(w.player) is lock()
+        await w.service.watch(other_tab, w.player, game)
+        await w.service.watch(tab, w.player, None)
+        gc.collect()
+        assert w.service._lock(w.player) is lock()  # still watched by the other tab
+        await w.service.watch(other_tab, w.player, None)
+        gc.collect()
+        assert lock() is None and w.player not in w.service._locks  # let go
+        assert w.service._pinned == {}
+
+    run(tmp_path, body)

@@ -477,3 +477,31 @@ def test_a_game_started_without_a_time_starts_its_clock_at_the_first_timed_tap()
 def test_replay_with_times_rebuilds_the_clock() -> None:
     game = Game.replay(EXAMPLE, ["stock", "stock"], start=0.0, times=[5.0, 9.0])
     assert game.elapsed() == 9.0 and game.elapsed(12.0) == 12.0
+
+
+# ---------------------------------------------------------------- the dead-end verdict
+#: a game that pairs the heart with the waste again and again (found by random play): each such
+#: pair takes a rank out of the stock and waste, which the verdict must then see gone
+WASTE_PAIRS = "HH1-N-PUBNLKN"
+FLIP: list[Action] = ["stock"]
+WASTE_PAIR_LOG: list[Action] = [
+    "stock", 25, "waste", *FLIP * 16, 23, "waste", *FLIP * 8, 24, "waste",
+    *FLIP * 16, 22, "waste", *FLIP * 7, 21, "waste", *FLIP * 9, 19, "waste",
+    "stock", "stock", 15, 20, 17, 18, "stock", 10, "waste", *FLIP * 6, 14, "waste",
+    *FLIP * 15, 9, "waste",
+]  # fmt: skip
+
+
+def test_the_verdict_sees_each_rank_paired_away_from_the_waste_and_back_by_undo() -> None:
+    game = Game.from_code(WASTE_PAIRS)
+    for action in WASTE_PAIR_LOG:
+        play(game, [action])
+        # read back from its snapshot, the game is judged afresh (and refused if they differ)
+        assert Game.from_dict(game.to_dict()).outcome is game.outcome
+    assert game.dead_end
+    assert game.undo()
+    assert game.outcome is Outcome.PLAYING  # the waste's card is back
+    for _flip in range(30):  # and stays among the stock and waste, pairing or not
+        play(game, ["stock"])
+        assert game.outcome is Outcome.PLAYING
+        assert Game.from_dict(game.to_dict()).outcome is Outcome.PLAYING

@@ -135,6 +135,9 @@ def test_the_dead_end_verdict_equals_its_definition(number: int, picks: list[int
         else:
             assert (game.outcome is Outcome.DEAD_END) == stuck
             assert (game.outcome is Outcome.PLAYING) == (not stuck)
+        # the engine keeps the ranks of the stock and waste between moves: a game read back
+        # from its snapshot (nothing kept) judges alike
+        assert Game.from_dict(game.to_dict()).outcome is game.outcome
 
 
 @PROPERTY

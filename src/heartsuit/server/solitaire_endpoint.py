@@ -29,7 +29,6 @@ from heartsuit.server.protocol import ClientMessage, Encoded
 from heartsuit.server.service import Context
 from heartsuit.server.solitaire_protocol import (
     MESSAGES,
-    Event,
     PlayerSettings,
     SettingsReply,
     SettingsUpdate,
@@ -37,15 +36,13 @@ from heartsuit.server.solitaire_protocol import (
     SolitaireNone,
     SolitaireRestart,
     SolitaireResume,
-    SolitaireStale,
-    SolitaireState,
     SolitaireTap,
     SolitaireUndo,
     SolitaireVisibility,
     StatsRequest,
 )
 from heartsuit.server.solitaire_service import GameChanged, Played, SolitaireService, Stale
-from heartsuit.server.solitaire_view import tap_event
+from heartsuit.server.solitaire_view import plain_event, stale_frame, state_frame, tap_event
 
 
 class SolitaireEndpoint:
@@ -98,11 +95,15 @@ class SolitaireSession:
             else:
                 await self._send_state(played, req)
         elif isinstance(message, SolitaireNew):
+            # "use the player's setting" is this tab's copy of it (kept as the other settings
+            # are: read at hello, changed by this tab, followed from the others' notices), so a
+            # deal does not read it from the store again
+            winnable = message.winnable_only
             await self._send_state(
                 await service.new_game(
                     pid,
                     message.code,
-                    message.winnable_only,
+                    self.prefs.winnable_only if winnable is None else winnable,
                     leave=message.leave,
                     placement_help=helped,
                     daily=message.daily,
@@ -187,8 +188,8 @@ class SolitaireSession:
                 placement_help=self.prefs.placement_help,
                 viewer=self if self._visible is True else None,
             )
-            assert played.view is not None
-            if self._seen.get(notice.game) != played.view.log_length:
+            assert played.parts is not None
+            if self._seen.get(notice.game) != played.parts.log_length:
                 await self._send_state(played, None)
 
     async def close(self) -> None:
@@ -199,7 +200,7 @@ class SolitaireSession:
                 await self.service.watch(self, self._player, None)
 
     async def _send_state(self, played: Played, req: int | None) -> None:
-        view = played.view
+        view = played.parts
         assert view is not None  # the service builds every answer's view under its lock
         self._showing = view.id
         if played.result is not None:
@@ -207,20 +208,17 @@ class SolitaireSession:
                 played.result, move_errors=self.prefs.move_errors, lang=self.context.lang
             )
         else:
-            event = Event(kind=played.kind, repeat=played.repeat)
-        self._seen[view.id] = max(self._seen.get(view.id, -1), view.log_length)
-        await self.context.send(_encoded(SolitaireState(game=view, event=event)), req)
+            event = plain_event(played.kind, played.repeat)
+        seen = self._seen.get(view.id, -1)
+        if view.log_length > seen:
+            self._seen[view.id] = view.log_length
+        # the frame is written from the view's parts (no model built: a state is sent after
+        # every tap), the same text as encode(SolitaireState(...)) writes (tested)
+        await self.context.send(Encoded(state_frame(view, event)), req)
 
     async def _send_stale(self, stale: Stale, req: int | None) -> None:
-        view = stale.played.view
+        view = stale.played.parts
         assert view is not None
         self._seen[view.id] = max(self._seen.get(view.id, -1), view.log_length)
         text = messages.text(self.context.lang, "server.error.solitaire_stale")
-        await self.context.send(_encoded(SolitaireStale(message=text, game=view)), req)
-
-
-def _encoded(reply: SolitaireState | SolitaireStale) -> Encoded:
-    """A game's state as its frame's text, written by pydantic's own JSON encoder (the same
-    text as :func:`~heartsuit.server.protocol.encode` writes, in a quarter of the time: a
-    state is sent after every tap)."""
-    return Encoded(reply.model_dump_json())
+        await self.context.send(Encoded(stale_frame(view, text)), req)

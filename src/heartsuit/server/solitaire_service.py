@@ -87,7 +87,7 @@ from heartsuit.server.solitaire_store import (
     Tally,
     TallyKind,
 )
-from heartsuit.server.solitaire_view import game_view
+from heartsuit.server.solitaire_view import ViewParts, view_parts
 from heartsuit.solitaire import (
     Action,
     Game,
@@ -132,6 +132,9 @@ class LiveGame:
     #: the latest intents logged for this game, each with what it did ("" when read back from
     #: the log, which keeps the action, not its result)
     intents: OrderedDict[str, str] = field(default_factory=OrderedDict)
+    #: when the log's last entry was made (wall-clock ms), if known here (None: not known, or
+    #: no entry yet)
+    last_at_ms: int | None = None
 
     def saw(self, intent: str | None, kind: str) -> None:
         if intent is None:
@@ -145,16 +148,22 @@ class LiveGame:
 @dataclass(frozen=True, slots=True)
 class Played:
     """The answer to a request about a game: the game, what the request did to it, and the
-    view of the game as the request left it (built under the player's lock)."""
+    view of the game as the request left it (worked out under the player's lock: ``parts``,
+    from which the reply's frame is written; :attr:`view` is its model)."""
 
     live: LiveGame
     kind: str
     result: TapResult | None = None
-    view: GameView | None = None
+    parts: ViewParts | None = None
     #: the request's intent was already applied: nothing was done again
     repeat: bool = False
     #: the request wrote to the move log
     logged: bool = False
+
+    @property
+    def view(self) -> GameView | None:
+        """The view as the page's model (built once, when first asked for)."""
+        return None if self.parts is None else self.parts.model()
 
 
 class Stale(ProtocolError):
@@ -220,13 +229,15 @@ class SolitaireService:
         self._live_limit = live_games
         #: a snapshot of the engine is stored after every this many log entries
         self.snapshot_every = snapshot_every
-        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = (
-            weakref.WeakValueDictionary()
-        )
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         #: the game each viewer (a connection showing a game on a visible page) watches, and
         #: the viewers of each game: a game's clock runs while it has any
         self._watching: dict[object, tuple[str, str]] = {}
         self._viewers: dict[str, set[object]] = {}
+        #: the lock of each player with a viewer here, and how many viewers: held on to, so that
+        #: a player who keeps playing keeps one lock (not a new one for each request, which the
+        #: weak mapping would otherwise forget as soon as the request is answered)
+        self._pinned: dict[str, tuple[asyncio.Lock, int]] = {}
         #: the deal of the day, per UTC day already asked for
         self._daily: dict[int, str] = {}
         #: the candidates for the deal of the day, per UTC day a game was shown on
@@ -300,7 +311,7 @@ class SolitaireService:
         elif daily:
             code = await self.daily_code()
         async with self._lock(player_id):
-            played = await self._deal(player_id, code, winnable_only, leave, "dealt")
+            played = await self._deal(player_id, code, winnable_only, leave, "dealt", viewer)
             await self._watch(viewer, player_id, played.live.record.id)
             played = await self._played(played.live, played.kind, placement_help)
         await self._notify(played.live.record)
@@ -321,7 +332,7 @@ class SolitaireService:
             record = await self.store.get_game(game_id)
             if record is None or record.player_id != player_id:
                 raise ProtocolError(ErrorCode.UNKNOWN_GAME, f"no game {game_id[:40]!r}")
-            played = await self._deal(player_id, record.code, False, leave, "restarted")
+            played = await self._deal(player_id, record.code, False, leave, "restarted", viewer)
             await self._watch(viewer, player_id, played.live.record.id)
             played = await self._played(played.live, played.kind, placement_help)
         await self._notify(played.live.record)
@@ -334,8 +345,16 @@ class SolitaireService:
         winnable_only: bool | None,
         leaving: str | None,
         kind: str,
+        viewer: object | None,
     ) -> Played:
-        """The body of :meth:`new_game` and :meth:`restart`, under the player's lock."""
+        """The body of :meth:`new_game` and :meth:`restart`, under the player's lock.
+
+        What the ``viewer`` watching the new game (:meth:`_watch`, next) does to the clocks is
+        written here, with the new game, when it can be: the new game's clock starts running
+        at the deal, and the game the viewer leaves, closed now, is paused as it would be then
+        (at its last move: :meth:`_settle`) if nobody else watches it and its copy in memory
+        knows when that move was. So a new deal costs one read and one write, not five more
+        round trips to the store for the same rows."""
         open_games = await self.store.open_games(player_id)
         for current in open_games:
             if under_way(current) and current.id != leaving:
@@ -348,24 +367,51 @@ class SolitaireService:
             if winnable_only is None:
                 winnable_only = (await self.preferences(player_id)).winnable_only
             code = await self._draw_code(winnable_only)
-        await self.players.ensure(player_id)  # the player's first game stores them
+        if not open_games:
+            # the player's first game stores them (an open game says they are stored)
+            await self.players.ensure(player_id)
         now = self.clock()
         game = Game.from_code(code, now=0.0)  # the engine runs on play time, 0 at the deal
-        record = GameRecord(secrets.token_urlsafe(12), player_id, code, now)
+        record = GameRecord(
+            secrets.token_urlsafe(12),
+            player_id,
+            code,
+            now,
+            running_since_ms=None if viewer is None else now,
+        )
         tallies: list[Tally] = []
         if game.dead_end:
             # some deals can never be played (the tip's partners all lie in the heart)
             record = replace(record, status=GameStatus.DEAD_DEAL, ended_at_ms=now, elapsed_ms=0)
             tallies.append(Tally(TallyKind.DEAD_DEAL, record))
+        watched = None if viewer is None else self._watching.get(viewer)
         closed: list[GameRecord] = []
+        settled: dict[str, LiveGame] = {}
         for current in open_games:
             after, counted = close_game(current, now)
+            kept = self._live.get(current.id)
+            if (
+                watched is not None
+                and watched[1] == current.id
+                and self._viewers.get(current.id) == {viewer}
+                and after.running_since_ms is not None
+                and kept is not None
+                and kept.record.log_length == current.log_length
+                and (current.log_length == 0 or kept.last_at_ms is not None)
+            ):
+                until = max(after.running_since_ms, kept.last_at_ms or 0)
+                after = replace(after, played_ms=after.play_ms(until), running_since_ms=None)
+                settled[current.id] = kept
             closed.append(after)
             if counted is not None:
                 tallies.append(counted)
         await self.store.start_game(record, closed, tallies)
         for old in closed:
-            self._live.pop(old.id, None)
+            kept = settled.get(old.id)
+            if kept is None:
+                self._live.pop(old.id, None)
+            else:
+                kept.record = old  # as stored: closed, its clock paused
         live = LiveGame(record, game)
         self._remember(live)
         return Played(live, kind)
@@ -522,9 +568,7 @@ class SolitaireService:
             await self._watch(viewer, player_id, game_id)
             return await self._played(live, "synced", placement_help)
 
-    async def stats(
-        self, player_id: str, offset: int = 0, limit: int = DEFAULT_PAGE
-    ) -> StatsReply:
+    async def stats(self, player_id: str, offset: int = 0, limit: int = DEFAULT_PAGE) -> StatsReply:
         """The player's statistics and one page of the per-deal list (an unknown player simply
         has none); two reads of the running totals, however many games were played."""
         totals = await self.store.totals(player_id)
@@ -613,6 +657,7 @@ class SolitaireService:
             live = await self._load(game_id, player_id)  # unknown_game before any change
         if old is not None:
             del self._watching[viewer]
+            self._unpin(old[0])
             viewers = self._viewers.get(old[1], set())
             viewers.discard(viewer)
             if not viewers:
@@ -621,10 +666,19 @@ class SolitaireService:
         if game_id is None:
             return
         self._watching[viewer] = (player_id, game_id)
+        lock, count = self._pinned.get(player_id) or (self._lock(player_id), 0)
+        self._pinned[player_id] = (lock, count + 1)
         viewers = self._viewers.setdefault(game_id, set())
         viewers.add(viewer)
         if len(viewers) == 1:
             await self._set_running(live.record.id, player_id, running=True)
+
+    def _unpin(self, player_id: str) -> None:
+        lock, count = self._pinned[player_id]
+        if count > 1:
+            self._pinned[player_id] = (lock, count - 1)
+        else:
+            del self._pinned[player_id]
 
     def clock_running(self, live: LiveGame) -> bool:
         """Whether the game's play clock is counting now (it also stops at a win or dead end)."""
@@ -635,6 +689,17 @@ class SolitaireService:
         return live.record.play_ms(self.clock())
 
     async def _set_running(self, game_id: str, player_id: str, *, running: bool) -> None:
+        if not running and game_id not in self._live:
+            # a game no longer in memory (one just closed by a new deal, or evicted): what
+            # reading it back would do to its clock is all there is to do (nobody watches it
+            # now, so a running clock is settled at its last move), and its row says it all:
+            # no engine is rebuilt from its log, and no live game is pushed out for it
+            record = await self.store.get_game(game_id)
+            if record is None or record.player_id != player_id:
+                return  # gone: nothing to count
+            if record.running_since_ms is not None and not self._viewers.get(game_id):
+                await self._settle(record)
+            return
         try:
             live = await self._load(game_id, player_id)
         except ProtocolError:
@@ -666,7 +731,7 @@ class SolitaireService:
         logged: bool = False,
     ) -> Played:
         """The answer to a request, its view built now (the caller holds the lock)."""
-        view = game_view(
+        view = view_parts(
             live.game,
             game_id=live.record.id,
             started_at_ms=live.record.started_at_ms,
@@ -806,6 +871,7 @@ class SolitaireService:
             self._live.pop(old.id, None)
             raise
         live.record = summary
+        live.last_at_ms = now
 
     async def _notify(self, record: GameRecord) -> None:
         if self.bus is not None:

@@ -115,6 +115,9 @@ class Game:
         self._present = (1 << 25) - 1  # bit p-1 set while position p holds a card
         #: the last answer of :meth:`pairs`, with the cards present and the waste top it was for
         self._pairs_of: tuple[_PairsKey | None, _Pairs] = (None, ())
+        #: the ranks in the stock and the waste together (flips and redeals only move cards
+        #: between the two), None when a pair with the waste or its undo changed them
+        self._pile_ranks: frozenset[int] | None = None
         self._selected: Selection | None = None
         self._score = 0
         self._moves = 0
@@ -306,10 +309,13 @@ class Game:
         if self._pairs_of[0] == key:
             return self._pairs_of[1]
         free = self.free_positions()
+        heart = self._heart
+        ranks = [card.rank for card in [heart[p - 1] for p in free] if card is not None]
         out: list[tuple[Selection, Selection]] = []
         for i, p in enumerate(free):
-            rank = self._rank(p)
-            out.extend((p, q) for q in free[i + 1 :] if self._rank(q) == rank)
+            rank = ranks[i]
+            if rank in ranks[i + 1 :]:
+                out.extend((p, free[j]) for j in range(i + 1, len(free)) if ranks[j] == rank)
             if rank == top:
                 out.append((p, "waste"))
         found = tuple(out)
@@ -383,6 +389,7 @@ class Game:
                 self._present |= 1 << (position - 1)
             if record.waste is not None:
                 self._waste.append(record.waste)
+                self._pile_ranks = None
             self._score -= record.points
         self._moves -= 1
         self._selected = None
@@ -427,6 +434,7 @@ class Game:
         game._heart = list(snap.heart)
         game._present = sum(1 << i for i, card in enumerate(snap.heart) if card is not None)
         game._pairs_of = (None, ())
+        game._pile_ranks = None
         game._stock = list(snap.stock)
         game._waste = list(snap.waste)
         game._score = snap.score
@@ -518,7 +526,10 @@ class Game:
             cards.append(card)
             self._heart[position - 1] = None
             self._present &= ~(1 << (position - 1))
-        waste = self._waste.pop() if "waste" in (a, b) else None
+        waste = None
+        if "waste" in (a, b):
+            waste = self._waste.pop()
+            self._pile_ranks = None
         record = Paired(positions, tuple(cards), waste)
         self._score += record.points
         self._history_push(record)
@@ -537,8 +548,13 @@ class Game:
         """Won beats everything; a dead end is exactly the spec's definition."""
         if not self._present:
             return Outcome.WON
+        if self.pairs():
+            return Outcome.PLAYING  # a pair to take now (two free cards, or one and the waste)
         free_ranks = [self._rank(p) for p in self.free_positions()]
-        elsewhere = {card.rank for card in self._stock} | {card.rank for card in self._waste}
+        elsewhere = self._pile_ranks
+        if elsewhere is None:
+            elsewhere = frozenset(card.rank for card in (*self._stock, *self._waste))
+            self._pile_ranks = elsewhere
         for i, rank in enumerate(free_ranks):
             if rank in elsewhere or rank in free_ranks[i + 1 :] or rank in free_ranks[:i]:
                 return Outcome.PLAYING
