@@ -442,6 +442,8 @@ class Load:
             max_size=2**20,
             open_timeout=60,
             compression=self.compression,
+            # browsers never send pings (the server pings a silent peer): neither do these
+            ping_interval=None,
         )
         player = Player(ws)
         self.players.append(player)

@@ -157,7 +157,12 @@ class Player:
         import websockets
 
         self.ws = await websockets.connect(
-            self.url, max_size=2**20, open_timeout=120, compression="deflate"
+            self.url,
+            max_size=2**20,
+            open_timeout=120,
+            compression="deflate",
+            # browsers never send pings (the server pings a silent peer): neither do these
+            ping_interval=None,
         )
         await self.ask({"type": "hello"})
         await self.deal()
