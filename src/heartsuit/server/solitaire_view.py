@@ -156,7 +156,7 @@ class ViewParts:
         under_way: bool,
         dead_deal: bool,
         log_length: int,
-        pairs: tuple[tuple[Selection, Selection], ...] | None,
+        pairs: list[tuple[int, Selection]] | None,
         stock_answer: StockAnswer,
         /,
     ) -> None:
@@ -181,7 +181,7 @@ class ViewParts:
         self.under_way = under_way
         self.dead_deal = dead_deal
         self.log_length = log_length
-        #: the engine's pairs (None once the game is over: no answers then)
+        #: the engine's pairs led by a heart card (None once the game is over: no answers then)
         self.pairs = pairs
         self.stock_answer = stock_answer
         self._model: GameView | None = None
@@ -197,10 +197,7 @@ class ViewParts:
         if self._model is None:
             answers = None
             if self.pairs is not None:
-                answers = TapAnswers(
-                    pairs=[(a, b) for a, b in self.pairs if isinstance(a, int)],
-                    stock=self.stock_answer,
-                )
+                answers = TapAnswers(pairs=self.pairs, stock=self.stock_answer)
             self._model = GameView(
                 id=self.id,
                 code=self.code,
@@ -235,11 +232,7 @@ class ViewParts:
             answers = "null"
         else:
             pairs = ",".join(
-                [
-                    f"[{a},{_json_str(b) if isinstance(b, str) else b}]"
-                    for a, b in self.pairs
-                    if isinstance(a, int)
-                ]
+                [f"[{a},{_json_str(b) if isinstance(b, str) else b}]" for a, b in self.pairs]
             )
             answers = f'{{"pairs":[{pairs}],"stock":"{self.stock_answer}"}}'
         return (
@@ -329,8 +322,9 @@ def view_parts(
         under_way,
         dead_deal,
         log_length,
-        game.pairs() if playing else None,
-        "flip" if stock_count else "redeal" if waste else "none",
+        # the pairs a tap on a heart card would take (the page asks of those only)
+        [(a, b) for a, b in game.pairs() if isinstance(a, int)] if playing else None,
+        _stock_answer(stock_count, waste),
     )
 
 
@@ -370,14 +364,6 @@ def _stock_answer(stock: int, waste: Sequence[Card]) -> StockAnswer:
     if stock:
         return "flip"
     return "redeal" if waste else "none"
-
-
-def tap_answers(game: Game) -> TapAnswers | None:
-    """What a tap on ``game`` would do, as the engine says (None once it is over)."""
-    if game.outcome is not Outcome.PLAYING:
-        return None
-    stock = _stock_answer(len(game.stock), game.waste)
-    return TapAnswers(pairs=[(a, b) for a, b in game.pairs() if isinstance(a, int)], stock=stock)
 
 
 def tap_event(result: TapResult, *, move_errors: bool, lang: messages.Lang) -> Event:
