@@ -309,6 +309,19 @@ def _settle(done: asyncio.Future[None], error: BaseException | None) -> None:
         done.set_exception(StoreError(f"the write was interrupted: {error!r}"))
 
 
+def _sqlite_sync_engine(url: str, begin: Callable[[Any], None], **options: Any) -> Engine:
+    """A sync engine on the SQLite file of ``url`` for a thread of this module: the site's
+    pragmas on each connection, ``begin`` opening each transaction."""
+    engine = create_engine(
+        make_url(url).set(drivername="sqlite"),
+        connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S, "check_same_thread": False},
+        **options,
+    )
+    event.listen(engine, "connect", _sqlite_pragmas)
+    event.listen(engine, "begin", begin)
+    return engine
+
+
 class _BatchWriter:
     """SQLite's group-commit batches, each written whole in one thread of its own.
 
@@ -322,12 +335,7 @@ class _BatchWriter:
     """
 
     def __init__(self, url: str) -> None:
-        self.engine: Engine = create_engine(
-            make_url(url).set(drivername="sqlite"),
-            connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S, "check_same_thread": False},
-        )
-        event.listen(self.engine, "connect", _sqlite_pragmas)
-        event.listen(self.engine, "begin", _sqlite_begin)
+        self.engine = _sqlite_sync_engine(url, _sqlite_begin)
         self.thread = ThreadPoolExecutor(1, thread_name_prefix="heartsuit-writes")
         self._conn: Connection | None = None
 
@@ -422,13 +430,7 @@ class _Readers:
     THREADS = 2
 
     def __init__(self, url: str) -> None:
-        self.engine: Engine = create_engine(
-            make_url(url).set(drivername="sqlite"),
-            connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S, "check_same_thread": False},
-            pool_size=self.THREADS,
-        )
-        event.listen(self.engine, "connect", _sqlite_pragmas)
-        event.listen(self.engine, "begin", _sqlite_begin_read)
+        self.engine = _sqlite_sync_engine(url, _sqlite_begin_read, pool_size=self.THREADS)
         self.threads = ThreadPoolExecutor(self.THREADS, thread_name_prefix="heartsuit-reads")
         self._local = threading.local()
         #: every connection a reader thread opened (closed with the threads)
