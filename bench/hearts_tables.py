@@ -25,7 +25,11 @@ passed, figures are taken over ``--seconds``:
 * server CPU (user+system of the server process, all threads, % of one core) and that CPU per
   table change (ms; for online tables of people, per action: the figure that depends least on
   how loaded the machine is), the client
-  process's CPU, the server's RSS before any table and after, and (RSS growth) / tables.
+  process's CPU, the server's RSS before any table and after, and (RSS growth) / tables;
+* how late the client's own event loop was (p99 and max of a 5 ms sleep's lateness): the
+  client runs on uvloop and its garbage collector is off during the window (``bench/
+  services.py``), so that its own pauses are not counted as the server's; what remains of its
+  lateness is printed, as it is part of every latency it measured.
 
 Each run is a fresh server; several runs per size, medians printed. ``--profile DIR`` records
 the server with py-spy during the window (collapsed stacks, one file per run; only samples
@@ -77,7 +81,14 @@ from heartsuit.server.hearts_view import apply_patch
 
 HERE = Path(__file__).resolve()
 sys.path.insert(0, str(HERE.parent))
-from services import cpu_seconds, free_port, stop_process  # noqa: E402
+from services import (  # noqa: E402
+    LoopLag,
+    collector_paused,
+    cpu_seconds,
+    free_port,
+    run_client,
+    stop_process,
+)
 
 # --- the server --------------------------------------------------------------------------------
 
@@ -664,6 +675,8 @@ class Figures:
     probe_p99_ms: float
     server_cpu: float  # % of one core
     client_cpu: float
+    #: how late the client's own loop woke (p99, max; ms): part of every latency it measured
+    client_lag_ms: tuple[float, float]
     rss_base_mb: float
     rss_mb: float
     errors: dict[str, int]
@@ -731,22 +744,25 @@ async def one_run(args: argparse.Namespace, server: Servers, tables: int, seed: 
             stderr=subprocess.DEVNULL,
         )
     probes.clear()
-    cpu0, client0, versions0 = server.cpu_seconds(), client_cpu_seconds(), load.versions()
-    now, wall = time.perf_counter(), time.time()
-    load.window = (now, now + args.seconds)
-    await asyncio.sleep(args.seconds)
-    cpu1, client1, versions1 = server.cpu_seconds(), client_cpu_seconds(), load.versions()
-    rss = server.rss_mb()
-    stop.set()
-    # let the last actions of the window reach every seat (up to 30 s)
-    end = load.window[1]
-    for _ in range(300):
-        waiting = any(t.pending and t.pending[0][0] <= end for t in load.tables) or any(
-            sent <= end for p in load.players for sent in p.sent.values()
-        )
-        if not waiting:
-            break
-        await asyncio.sleep(0.1)
+    with collector_paused():
+        lag = LoopLag()
+        cpu0, client0, versions0 = server.cpu_seconds(), client_cpu_seconds(), load.versions()
+        now, wall = time.perf_counter(), time.time()
+        load.window = (now, now + args.seconds)
+        await asyncio.sleep(args.seconds)
+        cpu1, client1, versions1 = server.cpu_seconds(), client_cpu_seconds(), load.versions()
+        rss = server.rss_mb()
+        stop.set()
+        client_lag = lag.stop()
+        # let the last actions of the window reach every seat (up to 30 s)
+        end = load.window[1]
+        for _ in range(300):
+            waiting = any(t.pending and t.pending[0][0] <= end for t in load.tables) or any(
+                sent <= end for p in load.players for sent in p.sent.values()
+            )
+            if not waiting:
+                break
+            await asyncio.sleep(0.1)
     load.playing = False
     unheard = sum(1 for t in load.tables for sent, _ in t.pending if sent <= end)
     unheard += sum(1 for p in load.players for sent in p.sent.values() if sent <= end)
@@ -768,6 +784,7 @@ async def one_run(args: argparse.Namespace, server: Servers, tables: int, seed: 
         probe_p99_ms=percentile(probes, 0.99),
         server_cpu=100 * (cpu1 - cpu0) / args.seconds,
         client_cpu=100 * (client1 - client0) / args.seconds,
+        client_lag_ms=client_lag,
         rss_base_mb=rss_base,
         rss_mb=rss,
         errors=dict(load.errors),
@@ -809,7 +826,8 @@ def line(f: Figures) -> str:
         f"(n={f.heard}, unheard {f.unheard}) | "
         f"idle rt p50 {f.probe_p50_ms:6.1f} p99 {f.probe_p99_ms:6.1f} ms | "
         f"server CPU {f.server_cpu:3.0f}% = {f.cpu_ms_per_change:.2f} ms/change, "
-        f"client CPU {f.client_cpu:3.0f}% | "
+        f"client CPU {f.client_cpu:3.0f}%, its loop late p99 {f.client_lag_ms[0]:.1f} "
+        f"max {f.client_lag_ms[1]:.1f} ms | "
         f"RSS {f.rss_base_mb:.0f} -> {f.rss_mb:.0f} MB = {f.kb_per_table:.0f} KB/table | "
         f"errors: {errors}"
     ) + lock_text(f.lock)
@@ -837,7 +855,8 @@ def median_line(runs: list[Figures]) -> str:
         f"p99 {med(lambda f: f.probe_p99_ms):.1f} ms, "
         f"server CPU {med(lambda f: f.server_cpu):.0f}% "
         f"= {med(lambda f: f.cpu_ms_per_change):.2f} ms per change, client CPU "
-        f"{med(lambda f: f.client_cpu):.0f}%, RSS {med(lambda f: f.rss_base_mb):.0f} -> "
+        f"{med(lambda f: f.client_cpu):.0f}% (its loop late p99 "
+        f"{med(lambda f: f.client_lag_ms[0]):.1f} ms), RSS {med(lambda f: f.rss_base_mb):.0f} -> "
         f"{med(lambda f: f.rss_mb):.0f} MB, {med(lambda f: f.kb_per_table):.0f} KB/table, "
         f"setup {med(lambda f: f.setup_s):.1f} s"
     ) + lock_text(
@@ -956,7 +975,7 @@ def main() -> int:
                         env=env,
                     )
                     with server:
-                        figures = asyncio.run(one_run(args, server, tables, seed=run))
+                        figures = run_client(one_run(args, server, tables, seed=run))
                     if server.diagnosis is not None:
                         figures.lock = lock_figures(server.diagnosis, figures.wall)
                     finish(figures, server, run, runs)

@@ -20,7 +20,10 @@ After ``--warmup`` seconds, figures are taken over ``--seconds``: acknowledged t
 that arrived in the window), the latency from sending a tap to its reply (p50, p99, max, of the
 taps sent in the window), new games dealt, errors, the server's CPU (user+system, % of one core;
 summed over its processes) and the CPU time it spent per acknowledged tap, and the client
-processes' CPU (summed; if it nears their number × 100%, the clients are the bottleneck).
+processes' CPU (summed; if it nears their number × 100%, the clients are the bottleneck) and
+how late their own event loops were (p99 and max of a 5 ms sleep's lateness, the worst client).
+The clients run on uvloop with their garbage collector off during the window
+(``bench/services.py``): their own pauses are not the server's latency.
 Each run starts a fresh server; the medians of ``--runs`` runs are printed last. ``--profile
 DIR`` records the (first) server with py-spy during the window (``py-spy`` in the venv: a
 bench tool, not a dependency; collapsed stacks, one file per run).
@@ -56,7 +59,14 @@ from heartsuit.server.settings import sqlite_url
 
 HERE = Path(__file__).resolve()
 sys.path.insert(0, str(HERE.parent))
-from services import cpu_seconds, free_port, stop_process  # noqa: E402
+from services import (  # noqa: E402
+    LoopLag,
+    collector_paused,
+    cpu_seconds,
+    free_port,
+    run_client,
+    stop_process,
+)
 from solitaire_trace import explain  # noqa: E402
 
 # --- the server --------------------------------------------------------------------------------
@@ -127,6 +137,8 @@ class Tally:
     new_games: int = 0
     errors: Counter[str] = field(default_factory=Counter)
     cpu_s: float = 0.0
+    #: how late this client's loop woke a 5 ms sleep in the window: p99, max (ms)
+    lag_ms: tuple[float, float] = (0.0, 0.0)
     #: the taps slower than SLOW_MS: (sent, latency in ms), wall clock
     slow: list[tuple[float, float]] = field(default_factory=list)
 
@@ -261,7 +273,10 @@ async def client_run(
                 beat = max(beat + interval, time.time() - interval)
 
     marker = asyncio.create_task(cpu_mark())
-    await asyncio.gather(*(play(p) for p in players))
+    with collector_paused():
+        lag = LoopLag()
+        await asyncio.gather(*(play(p) for p in players))
+        tally.lag_ms = lag.stop()
     await marker
     usage = resource.getrusage(resource.RUSAGE_SELF)
     tally.cpu_s = usage.ru_utime + usage.ru_stime - (cpu_at_start[0] if cpu_at_start else 0.0)
@@ -275,7 +290,7 @@ def client_main(
     urls: list[str], first: int, count: int, rate: float, pipe: Connection, seed: int
 ) -> None:
     try:
-        asyncio.run(client_run(urls, first, count, rate, pipe, seed))
+        run_client(client_run(urls, first, count, rate, pipe, seed))
     except BaseException as exc:
         pipe.send(f"error: {exc!r}")
         raise
@@ -295,6 +310,8 @@ class Figures:
     server_cpu: float
     cpu_ms_per_tap: float
     client_cpu: float
+    #: the worst of the clients' loop lateness (p99, max; ms): part of every latency measured
+    client_lag_ms: tuple[float, float]
     setup_s: float
     load: float
     slow: list[tuple[float, float]] = field(default_factory=list)
@@ -390,6 +407,10 @@ def one_run(
         server_cpu=100 * server_cpu_s / args.seconds,
         cpu_ms_per_tap=1000 * server_cpu_s / acked if acked else float("nan"),
         client_cpu=100 * sum(t.cpu_s for t in tallies) / args.seconds,
+        client_lag_ms=(
+            max((t.lag_ms[0] for t in tallies), default=0.0),
+            max((t.lag_ms[1] for t in tallies), default=0.0),
+        ),
         setup_s=setup_s,
         load=load,
         slow=[x for t in tallies for x in t.slow],
@@ -402,7 +423,8 @@ def line(f: Figures) -> str:
         f"{f.acked_per_s:6.0f} taps/s acknowledged | tap to reply p50 {f.p50_ms:6.1f} ms "
         f"p99 {f.p99_ms:6.1f} ms max {f.max_ms:6.1f} ms | new games {f.new_games} | "
         f"server CPU {f.server_cpu:3.0f}% = {f.cpu_ms_per_tap:.3f} ms/tap | "
-        f"clients' CPU {f.client_cpu:3.0f}% | setup {f.setup_s:.1f} s | errors: {errors} | "
+        f"clients' CPU {f.client_cpu:3.0f}%, their loops late p99 {f.client_lag_ms[0]:.1f} "
+        f"max {f.client_lag_ms[1]:.1f} ms | setup {f.setup_s:.1f} s | errors: {errors} | "
         f"load avg {f.load:.2f}"
     )
 
@@ -415,7 +437,8 @@ def median_line(runs: list[Figures]) -> str:
         f"MEDIAN of {len(runs)}: {med('acked_per_s'):.0f} taps/s acknowledged, "
         f"p50 {med('p50_ms'):.1f} ms, p99 {med('p99_ms'):.1f} ms, "
         f"server CPU {med('server_cpu'):.0f}% = {med('cpu_ms_per_tap'):.3f} ms per tap, "
-        f"clients' CPU {med('client_cpu'):.0f}%, load avg {med('load'):.2f}"
+        f"clients' CPU {med('client_cpu'):.0f}% (their loops late p99 "
+        f"{statistics.median(f.client_lag_ms[0] for f in runs):.1f} ms), load avg {med('load'):.2f}"
     )
 
 

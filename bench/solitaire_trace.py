@@ -10,8 +10,10 @@ instead of ``python -m heartsuit``. It records, in wall-clock seconds, until the
 
 and writes them as JSON to ``$HEARTSUIT_TRACE`` when the server stops (as its database
 closes). ``$HEARTSUIT_TRACE_TRY`` tries what the site does not do (comma-separated):
-``gc-freeze`` (``gc.freeze()`` once the database is open), ``no-autocheckpoint`` (no WAL
-checkpoint inside commits). The load bench then matches its slow taps to them (:func:`explain`).
+``gc-freeze`` (``gc.freeze()`` once the database is open), ``gc-off`` (no cyclic garbage
+collection at all), ``no-autocheckpoint`` (no WAL checkpoint inside commits),
+``autocheckpoint=N`` (the automatic checkpoint after N pages of WAL instead of 1,000). The
+load bench then matches its slow taps to them (:func:`explain`).
 """
 
 from __future__ import annotations
@@ -36,6 +38,16 @@ def _install() -> None:
     from heartsuit.server import db
 
     trying = set(filter(None, os.environ.get("HEARTSUIT_TRACE_TRY", "").split(",")))
+    pages = next((t.split("=", 1)[1] for t in trying if t.startswith("autocheckpoint=")), "")
+    if pages:
+        # SQLite's automatic checkpoint after this many WAL pages instead of 1,000
+        set_pragmas = db._sqlite_pragmas
+
+        def with_pages(dbapi_connection: Any, record: Any) -> None:
+            set_pragmas(dbapi_connection, record)
+            dbapi_connection.execute(f"PRAGMA wal_autocheckpoint={int(pages)}")
+
+        db._sqlite_pragmas = with_pages  # type: ignore[assignment]
     if "no-autocheckpoint" in trying:
         # SQLite's automatic checkpoint (in a commit once the WAL passes 1,000 pages) left out
         pragmas = db._sqlite_pragmas
@@ -87,6 +99,9 @@ def _install() -> None:
         await original_open(self)
         if not started.get("lag"):
             started["lag"] = 1.0
+            if "gc-off" in trying:
+                # no cyclic garbage collection at all (a measurement: memory would grow)
+                gc.disable()
             if "gc-freeze" in trying:
                 # what start-up leaves in memory moved out of the collector's way
                 gc.collect()
