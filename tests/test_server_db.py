@@ -598,3 +598,24 @@ def test_a_read_once_the_store_closed_is_refused(tmp_path: Path) -> None:
             await readers.read(lambda conn: conn.exec_driver_sql("SELECT 1").scalar())
 
     asyncio.run(main())
+
+
+def test_sqlite_checkpoints_the_wal_after_the_sites_page_count(tmp_path: Path) -> None:
+    """Every SQLite connection of the site (the writer's, the readers') checkpoints the WAL
+    after ``WAL_CHECKPOINT_PAGES`` pages, not SQLite's 1,000: the automatic checkpoint runs in
+    the commit that crosses it, and every write queued behind that commit waits."""
+    from heartsuit.server.db import WAL_CHECKPOINT_PAGES
+
+    assert WAL_CHECKPOINT_PAGES > 1_000
+
+    async def check(db: Database) -> None:
+        await db.write(Step(ADD, [{"id": fresh(), "value": 1}]))
+        with db.batch_engine.connect() as conn:
+            assert conn.exec_driver_sql("PRAGMA wal_autocheckpoint").scalar() == (
+                WAL_CHECKPOINT_PAGES
+            )
+        async with db.engine.connect() as conn:
+            pages = (await conn.exec_driver_sql("PRAGMA wal_autocheckpoint")).scalar()
+        assert pages == WAL_CHECKPOINT_PAGES
+
+    run(sqlite_url(tmp_path / "db.sqlite3"), check)
