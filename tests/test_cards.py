@@ -24,6 +24,12 @@ from heartsuit.cards import Card, Suit, full_pack
 )
 def test_parse_accepts_the_usual_spellings(text: str, rank: int, suit: Suit) -> None:
     assert Card.parse(text) == Card(rank, suit)
+    # the pack's own object, however it was spelled: no copy per parsed action
+    assert Card.parse(text) is full_pack()[(suit_order(suit)) * 13 + rank - 2]
+
+
+def suit_order(suit: Suit) -> int:
+    return list(Suit).index(suit)
 
 
 @pytest.mark.parametrize(
@@ -58,3 +64,13 @@ def test_printing_and_code_round_trip(card: Card) -> None:
 
 def test_full_pack_has_52_different_cards() -> None:
     assert len(set(full_pack())) == 52
+
+
+def test_full_pack_is_a_new_list_of_the_same_cards_each_time() -> None:
+    """Callers may change the list they get (shuffle it, remove cards); the cards in it are
+    the same objects each time."""
+    first, second = full_pack(), full_pack()
+    assert first is not second
+    assert all(a is b for a, b in zip(first, second, strict=True))
+    first.clear()
+    assert len(full_pack()) == 52

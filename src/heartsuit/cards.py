@@ -61,7 +61,13 @@ class Card:
 
     @classmethod
     def parse(cls, text: str) -> Card:
-        """Read ``"QS"``, ``"10H"``, ``"TH"`` or ``"Q♠"`` (any case); a ValueError says why not."""
+        """Read ``"QS"``, ``"10H"``, ``"TH"`` or ``"Q♠"`` (any case); a ValueError says why not.
+
+        The card is the pack's own object (:func:`full_pack`), not a new one: every action of a
+        game names a card, and a copy of it would live as long as the log that keeps it."""
+        known = _PARSED.get(text) if isinstance(text, str) else None
+        if known is not None and cls is Card:
+            return known
         if not isinstance(text, str):
             raise ValueError(f"a card is written as text like 'QS' or 'Q♠', not {text!r}")
         cleaned = text.strip().upper()
@@ -78,7 +84,7 @@ class Card:
             raise ValueError(
                 f"{text!r} is not a card: {rank_text!r} is not a rank (use 2-10, T, J, Q, K, A)"
             )
-        return cls(rank, suit)
+        return _PACK[(rank, suit)] if cls is Card else cls(rank, suit)
 
     @property
     def code(self) -> str:
@@ -99,6 +105,18 @@ _CODES: dict[Suit, tuple[str, ...]] = {
 }
 
 
+#: one object per card (cards are frozen values; sharing them saves building and keeping copies)
+_PACK: dict[tuple[int, Suit], Card] = {
+    (rank, suit): Card(rank, suit) for suit in Suit for rank in range(2, 15)
+}
+#: the usual spellings of each card (``"QS"``, ``"Q♠"``, ``"TS"`` for a ten), read at once
+_PARSED: dict[str, Card] = {
+    spelling: card
+    for card in _PACK.values()
+    for spelling in (card.code, str(card), card.code.replace("10", "T"))
+}
+
+
 def full_pack() -> list[Card]:
     """The 52 cards in a fixed order: clubs, diamonds, hearts, spades; 2 up to the ace."""
-    return [Card(rank, suit) for suit in Suit for rank in range(2, 15)]
+    return list(_PACK.values())

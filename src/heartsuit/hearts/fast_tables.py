@@ -11,12 +11,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from heartsuit.cards import Card, Suit
+from heartsuit.cards import Card, Suit, full_pack
 from heartsuit.hearts.fast_draws import TOP_UP
 from heartsuit.hearts.rules import QUEEN_OF_SPADES, Rules
 from heartsuit.hearts.scoring import shooter_choice
 
 SUITS: tuple[Suit, ...] = tuple(Suit)  # C, D, H, S: the pack order and the index order
+#: the card of each bit index (the pack's own objects, in the same order)
+_BY_INDEX: tuple[Card, ...] = tuple(full_pack())
 HEARTS = 2
 SUIT_BITS = 0x1FFF
 JACK_MARK = 1000  # a taken J♦ adds this to a seat's tally: penalties = tally % JACK_MARK
@@ -56,7 +58,7 @@ def card_index(card: Card) -> int:
 
 def index_card(index: int) -> Card:
     """The card of a bit index (inverse of :func:`card_index`)."""
-    return Card(index % 13 + 2, SUITS[index // 13])
+    return _BY_INDEX[index]
 
 
 def cards_mask(cards: Iterable[Card]) -> int:
