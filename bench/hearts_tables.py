@@ -99,7 +99,7 @@ def serve(port: int, db: str, pace_ms: int, diagnose: str, what_if: str) -> None
     limits."""
     import uvicorn
 
-    from heartsuit.cli.serve_cmd import settle_memory, uvicorn_config
+    from heartsuit.cli.serve_cmd import settle_process, uvicorn_config
     from heartsuit.server.settings import Settings, sqlite_url
 
     shared_db = os.environ.get("BENCH_DATABASE_URL", "")
@@ -132,7 +132,7 @@ def serve(port: int, db: str, pace_ms: int, diagnose: str, what_if: str) -> None
     # as `serve` does: what is loaded by now is frozen out of the collector's sight (not with
     # BENCH_GC_FREEZE=0, to measure without)
     if os.environ.get("BENCH_GC_FREEZE") != "0":
-        settle_memory()
+        settle_process()
     if os.environ.get("BENCH_GC_THRESHOLD"):  # instead of serve's own thresholds
         import gc
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import socket
+import sys
 import threading
 import time
 import urllib.request
@@ -130,7 +131,7 @@ def test_serve_freezes_what_start_up_made_and_takes_the_bench_options(tmp_path: 
     bench gets exactly ``serve``'s configuration, with only the options it names changed."""
     import gc
 
-    from heartsuit.cli.serve_cmd import GC_THRESHOLDS, settle_memory, uvicorn_config
+    from heartsuit.cli.serve_cmd import GC_THRESHOLDS, GIL_SWITCH_S, settle_process, uvicorn_config
     from heartsuit.server.settings import Settings, sqlite_url
 
     settings = Settings(database_url=sqlite_url(str(tmp_path / "x.sqlite3")))
@@ -145,10 +146,14 @@ def test_serve_freezes_what_start_up_made_and_takes_the_bench_options(tmp_path: 
     assert bench.ws_per_message_deflate and bench.ws_max_size == plain.ws_max_size
     frozen = gc.get_freeze_count()
     thresholds = gc.get_threshold()
+    switch = sys.getswitchinterval()
     try:
-        settle_memory()
+        settle_process()
         assert gc.get_freeze_count() > frozen
         assert gc.get_threshold() == GC_THRESHOLDS != thresholds
+        # a thread waiting for the GIL (the database's) gets it back sooner than Python's 5 ms
+        assert sys.getswitchinterval() == pytest.approx(GIL_SWITCH_S) and switch > GIL_SWITCH_S
     finally:
         gc.unfreeze()
         gc.set_threshold(*thresholds)
+        sys.setswitchinterval(switch)
