@@ -99,8 +99,15 @@ def serve(port: int, db: str, pace_ms: int, diagnose: str, what_if: str) -> None
     limits."""
     import uvicorn
 
-    from heartsuit.cli.serve_cmd import settle_process, uvicorn_config
+    from heartsuit.cli.serve_cmd import uvicorn_config
     from heartsuit.server.settings import Settings, sqlite_url
+
+    try:
+        from heartsuit.cli.serve_cmd import settle_process
+    except ImportError:  # a tree from before session 10, compared through PYTHONPATH
+        from heartsuit.cli.serve_cmd import (  # type: ignore[attr-defined,no-redef]
+            settle_memory as settle_process,
+        )
 
     shared_db = os.environ.get("BENCH_DATABASE_URL", "")
 
