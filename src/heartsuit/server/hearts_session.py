@@ -132,7 +132,7 @@ class HeartsSession:
             tokens = {service.seat_of(live, token): token for token in message.tokens}
             await self._sit_down(live, tokens, take_over=message.take_over)
             live = await service.current(message.table)  # this process's copy may be stale
-            await self.link.send(await self._frame(live, message.version), req)
+            await self.link.send(self._frame(live, message.version), req)
         elif isinstance(message, HeartsInvite):
             live = await service.by_invite(message.invite)
             await service.refresh_presence(live.record.id)
@@ -202,7 +202,11 @@ class HeartsSession:
             seat_state.tokens[seat] = token
             if isinstance(displaced, HeartsSession) and displaced is not self:
                 await displaced.taken_over(table_id, seat)
-        await self.link.follow(table_channel(table_id), self._notice_handler(table_id))
+        await self.link.follow(
+            table_channel(table_id),
+            self._notice_handler(table_id),
+            self._notice_now(table_id),
+        )
         await self.service.refresh_presence(table_id)
 
     def _held_seat(self, live: LiveTable, token: str) -> int:
@@ -260,12 +264,45 @@ class HeartsSession:
 
         return on_notice
 
+    def _notice_now(self, table_id: str) -> Callable[[Notice], bool]:
+        """The same answer as :meth:`_notice_handler`'s when it needs no waiting (the table in
+        memory at that version, nothing to read of the presence, the frame written at once);
+        else False, having changed nothing, and the notice goes the queued way."""
+        service = self.service
+
+        def now(notice: Notice) -> bool:
+            if not isinstance(notice, TableChanged) or notice.table != table_id:
+                return not isinstance(notice, SeatTaken)  # nothing else is for this table
+            held = self._tables.get(table_id)
+            if held is None or (notice.version <= held.seen and not notice.presence):
+                return True
+            if notice.presence and service.shared is not None:
+                return False  # the presence is read from Redis first
+            live = service.table_now(table_id, notice.version)
+            if live is None:
+                return False
+            return self._push_now(live, held)
+
+        return now
+
+    def _push_now(self, live: LiveTable, held: _Seat) -> bool:
+        """:meth:`_push` through :meth:`Context.send_now`; False, having changed nothing (what
+        counts as sent is put back), when the frame cannot be written at once."""
+        before = held.seen, held.shown, held.looking
+        frame = self._patch(live)
+        if frame is None:
+            frame = self._frame(live, self._seen(live))
+        if self.link.send_now(frame):
+            return True
+        held.seen, held.shown, held.looking = before
+        return False
+
     async def _push(self, live: LiveTable) -> None:
         patch = self._patch(live)
         if patch is not None:
             await self.link.send(patch, None)
             return
-        await self.link.send(await self._frame(live, self._seen(live)), None)
+        await self.link.send(self._frame(live, self._seen(live)), None)
 
     def _patch(self, live: LiveTable) -> Encoded | None:
         """A ``hearts.patch`` from the last state sent to this one, when one will do: the
@@ -308,7 +345,7 @@ class HeartsSession:
         if patch is not None:
             await self.link.send(patch, req)
             return
-        await self.link.send(await self._frame(live, self._seen(live)), req)
+        await self.link.send(self._frame(live, self._seen(live)), req)
 
     def _seen(self, live: LiveTable) -> int | None:
         held = self._tables.get(live.record.id)
@@ -318,7 +355,7 @@ class HeartsSession:
         """The state for this socket as a model (for an error reply that carries it)."""
         return table_state(live, **self._shown(live, since))
 
-    async def _frame(self, live: LiveTable, since: int | None) -> Encoded:
+    def _frame(self, live: LiveTable, since: int | None) -> Encoded:
         """The same state as a frame whose shared parts are encoded once for the table."""
         return self.service.frames.text(live, **self._shown(live, since))
 
