@@ -328,15 +328,8 @@ class HeartsSession:
     ) -> tuple[Any, ...]:
         """What the table part of a state to this socket is made from (the seats it holds
         and is shown too), but the version."""
-        return (
-            tuple(sorted(you)),
-            _host_of(live) in you,
-            frozenset(connected),
-            frozenset(away),
-            live.status,
-            tuple(live.seats),
-            live.seed,
-        )
+        facts = live.facts()  # status, seats, seed and host: the same for every socket
+        return (tuple(sorted(you)), facts[3] in you, connected, away, facts)
 
     async def _reply(self, live: LiveTable, req: int | None) -> None:
         """The answer to this socket's intent: a patch when one will do (the socket acted on
@@ -384,7 +377,7 @@ class HeartsSession:
         return {
             "you": you,
             "view_seat": view_seat,
-            "host": _host_of(live) in you,
+            "host": live.facts()[3] in you,
             "connected": connected,
             "away": away,
             "since": since,
@@ -414,7 +407,3 @@ class HeartsSession:
 def _moment(live: LiveTable) -> tuple[int, str] | None:
     match = live.match
     return None if match is None else (match.hand_number, match.hand.phase.value)
-
-
-def _host_of(live: LiveTable) -> int | None:
-    return next((s.seat for s in live.seats if s.kind == "human"), None)
