@@ -72,7 +72,8 @@ class _Listener:
         #: the task is handling a notice (a later one waits in the queue behind it)
         self.busy = False
         #: notices published by this connection's own task, kept until its reply is sent
-        self.later: deque[Notice] = deque()
+        #: (made when needed: most sockets never keep one)
+        self.later: deque[Notice] | None = None
         #: an unexpected error of ``now``, raised again in the listening task
         self.failure: Exception | None = None
 
@@ -281,14 +282,18 @@ class Connection:
         queue = listener.queue
         if queue is None or listener.busy or listener.failure is not None:
             return False
-        if listener.later or (self._reader is not None and asyncio.current_task() is self._reader):
+        later = listener.later
+        if later is not None or (
+            self._reader is not None and asyncio.current_task() is self._reader
+        ):
             # published while answering this socket's intent (or behind such a notice):
             # after the reply to it
-            if not listener.later:
+            if later is None:
+                later = listener.later = deque()
                 self._later.append(listener)
-            listener.later.append(notice)
-            if queue.maxsize and len(listener.later) > queue.maxsize:
-                listener.later.popleft()  # as a full queue loses its oldest
+            later.append(notice)
+            if queue.maxsize and len(later) > queue.maxsize:
+                later.popleft()  # as a full queue loses its oldest
             return True
         return self._now(listener, notice)
 
@@ -306,9 +311,9 @@ class Connection:
         """The reply is sent: each notice kept meanwhile is answered now or queued, in order."""
         waiting, self._later = self._later, []
         for listener in waiting:
-            notices, listener.later = listener.later, deque()
+            notices, listener.later = listener.later, None
             queue = listener.queue
-            if queue is None:
+            if queue is None or notices is None:
                 continue  # the channel was let go meanwhile
             for notice in notices:
                 if queue.empty() and not listener.busy and self._now(listener, notice):
