@@ -423,8 +423,13 @@ def _table_json(
     key = (host, connected, away, live.status, tuple(live.seats), live.seed)
     head = kept.tables.get(key)
     if head is None:
-        if len(kept.tables) > 32:
-            kept.tables.clear()
+        # the variants of an earlier status, seating or deal are never shown again: drop them
+        # (people coming and going leave a few presence variants of the current one)
+        tables = kept.tables
+        for old in [k for k in tables if k[3:] != key[3:]]:
+            del tables[old]
+        if len(tables) > 32:
+            tables.clear()
         info = table_info(live, host=host, connected=connected, away=away)
         text = _json(info.model_dump(mode="json"))
         tail = f',"version":{info.version}}}'
