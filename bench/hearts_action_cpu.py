@@ -50,7 +50,10 @@ from heartsuit.server.settings import sqlite_url
 
 
 class Link:
-    """A connection without a socket: frames are encoded and counted, channels heard."""
+    """A connection without a socket: frames are encoded and counted, channels heard (as
+    :class:`~heartsuit.server.connection.Connection` does: a notice that finds its channel
+    idle goes to the session's ``now`` inside the publish, one published by the link's own
+    task waits for the reply; else it is queued for the channel's task)."""
 
     def __init__(self, bus: LocalBus) -> None:
         self.bus = bus
@@ -59,25 +62,69 @@ class Link:
         self.frames = 0
         self.last: dict[str, Any] = {}
         self._channels: dict[str, asyncio.Task[None]] = {}
+        #: the task answering this link's intent (see act), and what it published meanwhile
+        self.reader: asyncio.Task[Any] | None = None
+        self.later: list[Callable[[], None]] = []
 
     async def send(self, message: Reply | Encoded, req: int | None = None) -> None:
-        encode(message, req)
+        encode(message, req).encode()
         self.frames += 1
         if req is not None and not isinstance(message, Encoded):
             self.last = message.model_dump()
 
-    async def follow(self, channel: str, on_notice: Callable[[Notice], Awaitable[None]]) -> None:
+    def send_now(self, message: Reply | Encoded) -> bool:
+        encode(message).encode()
+        self.frames += 1
+        return True
+
+    async def follow(
+        self,
+        channel: str,
+        on_notice: Callable[[Notice], Awaitable[None]],
+        now: Callable[[Notice], bool] | None = None,
+    ) -> None:
         self.unfollow(channel)
         started = asyncio.Event()
+        busy = False
+        queue: asyncio.Queue[Notice] | None = None
+
+        def later(notice: Notice) -> None:
+            assert now is not None and queue is not None
+            if busy or not queue.empty() or not now(notice):
+                queue.put_nowait(notice)
+
+        def direct(notice: Notice) -> bool:
+            assert now is not None
+            if busy:
+                return False
+            if asyncio.current_task() is self.reader:
+                self.later.append(lambda: later(notice))
+                return True
+            return now(notice)
 
         async def listen() -> None:
-            async with self.bus.listen(channel) as queue:
+            nonlocal busy, queue
+            # (main's bus, for the figure before, takes no direct)
+            listening = (
+                self.bus.listen(channel) if now is None else self.bus.listen(channel, direct)
+            )
+            async with listening as queue:
                 started.set()
                 while True:
-                    await on_notice(await queue.get())
+                    notice = await queue.get()
+                    busy = True
+                    try:
+                        await on_notice(notice)
+                    finally:
+                        busy = False
 
         self._channels[channel] = asyncio.get_running_loop().create_task(listen())
         await started.wait()
+
+    def after_reply(self) -> None:
+        later, self.later = self.later, []
+        for deliver in later:
+            deliver()
 
     def unfollow(self, channel: str) -> None:
         task = self._channels.pop(channel, None)
@@ -150,7 +197,11 @@ async def one_run(path: Path, tables: int, rounds: int, profile: str) -> tuple[f
                         card=rng.choice(view.legal).code,
                         version=live.version,
                     )
+            link: Link = session.link  # type: ignore[assignment]
+            link.reader = asyncio.current_task()
             await session.handle(player, message, 9)
+            link.reader = None
+            link.after_reply()
             return 1
 
         profiler = cProfile.Profile() if profile else None

@@ -26,6 +26,7 @@ from starlette.testclient import WebSocketTestSession as Socket
 
 from heartsuit.server.app import create_app
 from heartsuit.server.settings import Settings, sqlite_url
+from heartsuit.server.transport import SEND_NOW
 
 #: the origin of TestClient's requests and sockets, which /ws must accept
 TEST_ORIGINS = ("http://testserver",)
@@ -120,22 +121,53 @@ class Site:
             yield peer
 
 
+class SendNow:
+    """The :data:`~heartsuit.server.transport.SEND_NOW` extension uvicorn's protocol offers
+    (``heartsuit serve``), for TestClient's sockets: a frame written at once goes into the same
+    stream as the ASGI sends, so the client reads every frame in the order it was written.
+    ``refuse``: it declines (as with a full outgoing buffer); ``written`` counts its frames."""
+
+    def __init__(self) -> None:
+        self.app: Any = None
+        self.refuse = False
+        self.written = 0
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "websocket":
+            stream = send.__self__  # TestClient's send is its memory stream's send
+
+            def send_text(data: bytes) -> bool:
+                if self.refuse:
+                    return False
+                stream.send_nowait({"type": "websocket.send", "text": data.decode()})
+                self.written += 1
+                return True
+
+            extensions = {**scope.get("extensions", {}), SEND_NOW: {"send_text": send_text}}
+            scope = {**scope, "extensions": extensions}
+        await self.app(scope, receive, send)
+
+
 @contextmanager
 def running_site(
     db_path: Path,
     *,
     clock: FakeClock | None = None,
     analyse: Callable[[str], bool] | None = None,
+    send_now: SendNow | None = None,
     **settings_fields: Any,
 ) -> Iterator[Site]:
     """The real app on ``db_path`` (created if new), started and stopped around the block;
-    ``settings_fields`` change :class:`Settings` (``hearts_pace_ms=0``: computers at once)."""
+    ``settings_fields`` change :class:`Settings` (``hearts_pace_ms=0``: computers at once);
+    ``send_now``: a :class:`SendNow` (its ``app`` is set here) offers frames written at once."""
     clock = clock or FakeClock()
     settings_fields.setdefault("origins", TEST_ORIGINS)
     # ``database_url=`` (e.g. a PostgreSQL one) replaces the SQLite file at ``db_path``
     settings_fields.setdefault("database_url", sqlite_url(db_path))
     settings = Settings(**settings_fields)
-    app = create_app(settings, clock=clock, analyse=analyse or (lambda code: True))
+    app: Any = create_app(settings, clock=clock, analyse=analyse or (lambda code: True))
+    if send_now is not None:
+        send_now.app, app = app, send_now
     with TestClient(app) as client:
         yield Site(client, db_path, clock)
 
@@ -161,9 +193,7 @@ def comparable(game: dict[str, Any]) -> dict[str, Any]:
     """A game view without its clock (reading and whether it runs) and its log length, for
     comparing positions reached at different times or by different tabs (an undo comes back to
     a position with a longer log)."""
-    return {
-        k: v for k, v in game.items() if k not in ("elapsed_ms", "clock_running", "log_length")
-    }
+    return {k: v for k, v in game.items() if k not in ("elapsed_ms", "clock_running", "log_length")}
 
 
 def site_rows(site: Site, query: str) -> list[tuple[Any, ...]]:

@@ -62,7 +62,10 @@ def test_every_notice_survives_a_trip_through_json(sent: Notice) -> None:
 def test_the_site_s_notices_have_names() -> None:
     assert {"player_changed", "solitaire.game_changed"} <= set(notice_kinds())
     assert GameChanged("p", "g", 1).to_dict() == {
-        "kind": "solitaire.game_changed", "player": "p", "game": "g", "log_length": 1
+        "kind": "solitaire.game_changed",
+        "player": "p",
+        "game": "g",
+        "log_length": 1,
     }
 
 
@@ -108,3 +111,52 @@ def test_a_notice_may_leave_out_the_fields_that_have_a_default() -> None:
         Notice.from_dict({"kind": "hearts.table_changed", "table": "t1"})
     with pytest.raises(NoticeError):
         Notice.from_dict({**old, "card": 5})
+
+
+def test_a_listener_s_direct_way_takes_a_notice_only_while_its_queue_is_empty() -> None:
+    async def main() -> None:
+        bus = LocalBus()
+        taken: list[Notice] = []
+        accept = True
+
+        def direct(notice: Notice) -> bool:
+            taken.append(notice)
+            return accept
+
+        async with bus.listen("c", direct) as queue, bus.listen("c") as plain:
+            await bus.publish("c", Counted(1))
+            assert taken == [Counted(1)] and queue.empty()  # taken at once, nothing queued
+            assert plain.get_nowait() == Counted(1)  # a listener without one: queued
+            accept = False
+            await bus.publish("c", Counted(2))  # declined: queued as usual
+            assert taken[-1] == Counted(2) and queue.qsize() == 1
+            accept = True
+            await bus.publish("c", Counted(3))  # behind a queued one: never offered, queued
+            assert taken[-1] == Counted(2)
+            assert [queue.get_nowait(), queue.get_nowait()] == [Counted(2), Counted(3)]
+
+    asyncio.run(main())
+
+
+def test_a_direct_way_that_fails_loses_nothing_and_hurts_no_other_listener(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    async def main() -> None:
+        bus = LocalBus()
+
+        def broken(notice: Notice) -> bool:
+            raise RuntimeError("a bug")
+
+        heard: list[Notice] = []
+
+        def fine(notice: Notice) -> bool:
+            heard.append(notice)
+            return True
+
+        async with bus.listen("c", broken) as queue, bus.listen("c", fine) as other:
+            await bus.publish("c", Counted(1))  # the publisher is not hurt
+            assert queue.get_nowait() == Counted(1)  # queued instead
+            assert heard == [Counted(1)] and other.empty()  # the other took it at once
+        assert "failed to take a notice at once" in caplog.text
+
+    asyncio.run(main())

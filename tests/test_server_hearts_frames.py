@@ -221,3 +221,25 @@ def test_a_patch_over_a_missed_version_is_refused() -> None:
     else:
         raise AssertionError("no patch in 40 steps")
     assert made is None
+
+
+def test_the_table_parts_kept_are_those_of_the_current_seating_and_status() -> None:
+    """People sitting down one by one, then the start: each step's table part is made once,
+    and those of an earlier seating or status are let go (a table keeps a few presence
+    variants of its current one, not every lobby state it went through)."""
+    rules = Rules.preset("standard")
+    record = TableRecord("table-lobby", "online", "standard", rules.to_dict(), 3, "ABCDEFGH", 0)
+    open_seats = [SeatRecord(s, "open", "", None) for s in range(4)]
+    live = LiveTable.replay(record, open_seats, [])
+    frames = StateFrames()
+    for seat in range(4):
+        live.apply(
+            live.entry("seat", {"seat": seat, "kind": "human", "name": f"P{seat}"}, seat + 1)
+        )
+        for connected in (set(range(seat)), set(range(seat + 1))):  # before and after it came
+            same(frames, live, you={0}, view_seat=None, host=True, connected=connected, away=set())
+    kept = frames._kept(live)
+    assert len(kept.tables) == 2  # the last seating's two presence variants
+    live.apply(live.entry("start", {}, 9))
+    same(frames, live, you={0}, view_seat=0, host=True, connected={0, 1, 2, 3}, away=set())
+    assert [key[3] for key in frames._kept(live).tables] == ["playing"]

@@ -17,7 +17,7 @@ import pytest
 
 from heartsuit.server import hearts_view
 from tests.hearts_support import Seat, check_no_leaks, play_until_over
-from tests.server_support import Site, running_site
+from tests.server_support import SendNow, Site, running_site
 
 PRESETS: list[tuple[str, dict[str, Any]]] = [
     ("standard", {}),
@@ -30,9 +30,14 @@ PRESETS: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
-@pytest.fixture
-def site(tmp_path: Path) -> Iterator[Site]:
-    with running_site(tmp_path / "site.sqlite3", hearts_pace_ms=0, hearts_grace_ms=60_000) as s:
+@pytest.fixture(params=["asgi", "at-once"])
+def site(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Site]:
+    """Frames through the ASGI send only, and also written at once (``heartsuit serve``'s
+    way, with which a notice is answered in the publisher's call, without its queue)."""
+    send_now = SendNow() if request.param == "at-once" else None
+    with running_site(
+        tmp_path / "site.sqlite3", hearts_pace_ms=0, hearts_grace_ms=60_000, send_now=send_now
+    ) as s:
         yield s
 
 

@@ -189,3 +189,17 @@ def test_a_log_from_before_shooters_chose_replays_as_it_was_played() -> None:
     # a table logged today that stops at a moon waits for the shooter
     waiting = old_table(moon_match(), "playing")
     assert waiting.status == "playing" and waiting.awaiting() == (SHOOTER,)
+
+
+def test_the_facts_every_socket_is_shown_are_made_once_per_version() -> None:
+    live = LiveTable.replay(record("online"), seats(), [])
+    lobby = live.facts()
+    assert lobby == ("lobby", tuple(seats()), SEED, 0) and live.facts() is lobby
+    live.apply(live.entry("start", {}, 1))
+    assert live.facts()[0] == "playing"
+    # the person at seat 0 leaves: the next person is the host
+    live.apply(live.entry("seat", {"seat": 0, "kind": "open", "name": ""}, 2))
+    live.apply(live.entry("seat", {"seat": 3, "kind": "human", "name": "Bo"}, 3))
+    status, shown_seats, seed, host = live.facts()
+    assert host == 3 and shown_seats == tuple(live.seats) and shown_seats[0].kind == "open"
+    assert (status, seed) == ("playing", live.seed)

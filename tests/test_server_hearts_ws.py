@@ -14,14 +14,29 @@ from typing import Any
 
 import pytest
 
+from heartsuit.server.hearts_session import HeartsSession
 from heartsuit.server.hearts_view import PATCHED_FIELDS
 from tests.hearts_support import Seat, play_until_over, table_log
-from tests.server_support import Site, running_site
+from tests.server_support import SendNow, Site, running_site
 
 
 @pytest.fixture
 def site(tmp_path: Path) -> Iterator[Site]:
     with running_site(tmp_path / "site.sqlite3", hearts_pace_ms=0, hearts_grace_ms=50) as s:
+        yield s
+
+
+@pytest.fixture(params=["asgi", "at-once", "refused"])
+def any_site(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Site]:
+    """The site with each way a frame can leave: through the ASGI send only (TestClient), also
+    written at once (as under ``heartsuit serve``: pushes then skip the queue and its task),
+    and at once but always declined (as with a full outgoing buffer: every push falls back)."""
+    send_now = None if request.param == "asgi" else SendNow()
+    if send_now is not None:
+        send_now.refuse = request.param == "refused"
+    with running_site(
+        tmp_path / "site.sqlite3", hearts_pace_ms=0, hearts_grace_ms=50, send_now=send_now
+    ) as s:
         yield s
 
 
@@ -616,7 +631,7 @@ def test_a_person_who_gives_no_name_is_stored_unnamed(site: Site) -> None:
 
 
 def test_cards_within_a_trick_reach_every_seat_as_patches_that_make_the_state_a_fresh_open_shows(
-    site: Site,
+    any_site: Site,
 ) -> None:
     """Four people over the real WebSocket play two hands: a card played within a trick (and
     at a trick's end, and a pass but the last) reaches every seat as a ``hearts.patch``: the
@@ -625,6 +640,7 @@ def test_cards_within_a_trick_reach_every_seat_as_patches_that_make_the_state_a_
     next a pushed patch with the same fields of their own; after each hand every person's
     patched state is the state a fresh ``hearts.open`` of their seat returns (but the events
     since)."""
+    site = any_site
     with ExitStack() as stack:
         seats = online_table(site, stack)
         play_until_over(seats, hands=2)
@@ -686,9 +702,10 @@ def test_cards_within_a_trick_reach_every_seat_as_patches_that_make_the_state_a_
         assert pass_replies >= 2 * 3
 
 
-def test_a_shared_device_never_gets_a_patch(site: Site) -> None:
+def test_a_shared_device_never_gets_a_patch(any_site: Site) -> None:
     """One screen shows each person's hand in turn: it always gets whole states (its cover and
     the hand shown depend on whose turn it is), also while the computers play within tricks."""
+    site = any_site
     with ExitStack() as stack:
         device = seat(site, stack)
         created = device.create(
@@ -707,3 +724,43 @@ def test_a_shared_device_never_gets_a_patch(site: Site) -> None:
         played = [e for f in device.frames for e in f.get("events", []) if e["type"] == "played"]
         assert len(played) >= 8
         assert not [f for f in device.frames if f.get("type") == "hearts.patch"]
+
+
+def test_a_card_reaches_the_other_seats_in_the_publisher_s_call(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With frames written at once, each card's notice is answered inside the publish of the
+    person who played it: no seat's listening task answers one (the queued way); declined
+    writes (a full buffer) send every push the queued way instead, and each seat's patches
+    still follow one another (``Seat.receive`` applies each to the state before)."""
+    queued: list[int] = []
+    at_once: list[bool] = []
+    push, push_now = HeartsSession._push, HeartsSession._push_now
+
+    async def counted_push(self: HeartsSession, live: Any) -> None:
+        queued.append(live.version)
+        await push(self, live)
+
+    def counted_push_now(self: HeartsSession, live: Any, held: Any) -> bool:
+        at_once.append(push_now(self, live, held))
+        return at_once[-1]
+
+    monkeypatch.setattr(HeartsSession, "_push", counted_push)
+    monkeypatch.setattr(HeartsSession, "_push_now", counted_push_now)
+    send_now = SendNow()
+    with (
+        running_site(tmp_path / "site.sqlite3", hearts_pace_ms=0, send_now=send_now) as site,
+        ExitStack() as stack,
+    ):
+        seats = online_table(site, stack)
+        queued.clear()
+        at_once.clear()
+        play_until_over(seats, hands=1)
+        # 4 passes and 52 cards, each pushed to the three other seats
+        assert queued == [] and len(at_once) >= 3 * 56 and all(at_once)
+        send_now.refuse = True
+        queued.clear()
+        at_once.clear()
+        play_until_over(seats, hands=2)  # a second hand, every push the queued way
+        assert len(queued) >= 3 * 56 and at_once and not any(at_once)
+        assert len({person.version for person in seats}) == 1

@@ -237,3 +237,29 @@ async def bus_at(url: str) -> AsyncIterator[RedisBus]:
         yield one
     finally:
         await one.close()
+
+
+@needs_redis
+def test_a_notice_from_another_process_is_offered_to_an_idle_listener_first() -> None:
+    async def check() -> None:
+        prefix = fresh_prefix()
+        taken: list[Notice] = []
+        accept = [True]
+
+        def direct(notice: Notice) -> bool:
+            taken.append(notice)
+            return accept[0]
+
+        async with bus(prefix) as one, bus(prefix) as two, two.listen("table:t9", direct) as q:
+            await one.publish("table:t9", TableChanged("t9", 1, False))
+            for _ in range(500):
+                if taken:
+                    break
+                await asyncio.sleep(0.01)
+            assert taken == [TableChanged("t9", 1, False)] and q.empty()
+            accept[0] = False
+            await one.publish("table:t9", TableChanged("t9", 2, False))
+            assert await next_notice(q) == TableChanged("t9", 2, False)  # declined: queued
+            assert taken[-1] == TableChanged("t9", 2, False)
+
+    run(check)

@@ -10,7 +10,7 @@ from heartsuit.server.db import Database
 from heartsuit.server.players import Player, PlayerChanged, PlayerService
 from heartsuit.server.players_store import SqlPlayersStore
 from heartsuit.server.protocol import Encoded, Reply, encode
-from heartsuit.server.service import OnNotice
+from heartsuit.server.service import NoticeNow, OnNotice
 from heartsuit.server.settings import sqlite_url
 from heartsuit.server.solitaire_endpoint import SolitaireEndpoint
 from heartsuit.server.solitaire_protocol import PlayerSettings, SettingsUpdate, SolitaireNew
@@ -36,7 +36,10 @@ class Tab:
     async def send(self, message: Reply | Encoded, req: int | None = None) -> None:
         self.frames.append(encode(message, req))
 
-    async def follow(self, channel: str, on_notice: OnNotice) -> None:
+    def send_now(self, message: Reply | Encoded) -> bool:
+        return False
+
+    async def follow(self, channel: str, on_notice: OnNotice, now: NoticeNow | None = None) -> None:
         return None
 
     def unfollow(self, channel: str) -> None:

@@ -18,6 +18,7 @@ name, so that :meth:`Notice.to_dict` and :meth:`Notice.from_dict` can carry them
 from __future__ import annotations
 
 import asyncio
+import logging
 import typing
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
@@ -26,6 +27,15 @@ from typing import Any, ClassVar, Protocol, TypeVar
 
 #: what a notice's fields may hold: enough to name a thing and its version, nothing more
 NoticeValue = str | int | bool
+
+#: a listener's way to take a notice at once, in the publisher's call, instead of through its
+#: queue and the task that waits on it: True when it is done with the notice (answered it, or
+#: found nothing to do), False to have it queued as usual. A bus asks it only while the
+#: listener's queue is empty, so that it never overtakes a queued notice; it must neither wait
+#: nor raise (an error is logged and the notice queued)
+Direct = Callable[["Notice"], bool]
+
+log = logging.getLogger("heartsuit.server")
 
 
 class NoticeError(ValueError):
@@ -106,9 +116,27 @@ class Bus(Protocol):
         """Tell every current listener of ``channel``; never blocks on a slow listener."""
         ...
 
-    def listen(self, channel: str) -> AbstractAsyncContextManager[asyncio.Queue[Notice]]:
-        """A queue of the channel's notices, for as long as the context is open."""
+    def listen(
+        self, channel: str, direct: Direct | None = None
+    ) -> AbstractAsyncContextManager[asyncio.Queue[Notice]]:
+        """A queue of the channel's notices, for as long as the context is open (``direct``:
+        first offered each notice that finds the queue empty)."""
         ...
+
+
+def deliver(subscribers: dict[asyncio.Queue[Notice], Direct | None], notice: Notice) -> None:
+    """Give ``notice`` to each subscriber: at once to one that is idle and takes it (its
+    ``direct``), else into its bounded queue, whose oldest notice a full queue loses."""
+    for queue, direct in tuple(subscribers.items()):
+        if direct is not None and queue.empty():
+            try:
+                if direct(notice):
+                    continue
+            except Exception:
+                log.exception("a listener failed to take a notice at once; queued instead")
+        if queue.full():
+            queue.get_nowait()
+        queue.put_nowait(notice)
 
 
 class LocalBus:
@@ -117,29 +145,34 @@ class LocalBus:
     Losing a notice is harmless by design: notices only say "look again", and the next one
     (or the next reply) carries the fresh state anyway. Notices are frozen, so every listener
     may share the one object.
+
+    A listener that gives a ``direct`` callable is offered each notice that finds its queue
+    empty inside :meth:`publish` itself (see :data:`Direct`): a socket that can answer at once
+    does so without a queue, a task wake-up and the coroutines they keep alive.
     """
 
     def __init__(self, queue_size: int = 64) -> None:
-        self._queues: dict[str, set[asyncio.Queue[Notice]]] = {}
+        self._queues: dict[str, dict[asyncio.Queue[Notice], Direct | None]] = {}
         self._size = queue_size
 
     async def publish(self, channel: str, notice: Notice) -> None:
-        for queue in tuple(self._queues.get(channel, ())):
-            if queue.full():
-                queue.get_nowait()
-            queue.put_nowait(notice)
+        subscribers = self._queues.get(channel)
+        if subscribers:
+            deliver(subscribers, notice)
 
     @asynccontextmanager
-    async def listen(self, channel: str) -> AsyncIterator[asyncio.Queue[Notice]]:
+    async def listen(
+        self, channel: str, direct: Direct | None = None
+    ) -> AsyncIterator[asyncio.Queue[Notice]]:
         """A queue that receives the channel's notices while the context is open."""
         queue: asyncio.Queue[Notice] = asyncio.Queue(self._size)
-        self._queues.setdefault(channel, set()).add(queue)
+        self._queues.setdefault(channel, {})[queue] = direct
         try:
             yield queue
         finally:
             subscribers = self._queues.get(channel)
             if subscribers is not None:
-                subscribers.discard(queue)
+                subscribers.pop(queue, None)
                 if not subscribers:
                     del self._queues[channel]
 

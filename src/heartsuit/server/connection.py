@@ -7,6 +7,13 @@ games own everything else. Each client frame is decoded and parsed here, then an
 sessions, and any further channel a session asks for (a Hearts table), each in a task of its
 own, so that what other tabs and other players do reaches this tab.
 
+A session may also give a channel a ``now`` (:data:`~heartsuit.server.service.NoticeNow`): the
+bus then offers it each notice that finds the channel idle (nothing queued, nothing being
+handled) inside the publisher's own call, and a notice it answers at once costs no queue, no
+task wake-up and no coroutine left for the garbage collector. A notice this connection's own
+task publishes (its intent changed a table it follows) is kept until the reply to that intent
+is sent, so that a reply and a push never swap. Anything else goes the queued way.
+
 Any bad frame gets an ``error`` reply and changes nothing; the connection stays open and other
 connections never notice. A failure that is not the client's (a bug, the database gone) is
 logged and closes this one connection with code 1011, so that the page reconnects and resumes
@@ -18,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
@@ -47,10 +55,27 @@ from heartsuit.server.protocol import (
     message_type,
     request_id,
 )
-from heartsuit.server.service import GameService, OnNotice, Session
+from heartsuit.server.service import GameService, NoticeNow, OnNotice, Session
 from heartsuit.server.transport import SEND_NOW, SendNow
 
 log = logging.getLogger("heartsuit.server")
+
+
+class _Listener:
+    """One followed channel: its queue, its ``now``, and what its task is doing."""
+
+    __slots__ = ("busy", "failure", "later", "now", "queue")
+
+    def __init__(self, now: NoticeNow) -> None:
+        self.now = now
+        self.queue: asyncio.Queue[Notice] | None = None
+        #: the task is handling a notice (a later one waits in the queue behind it)
+        self.busy = False
+        #: notices published by this connection's own task, kept until its reply is sent
+        #: (made when needed: most sockets never keep one)
+        self.later: deque[Notice] | None = None
+        #: an unexpected error of ``now``, raised again in the listening task
+        self.failure: Exception | None = None
 
 
 class Connection:
@@ -98,6 +123,10 @@ class Connection:
         #: how many frames are on their way through the ASGI send
         self._sending = 0
         self._tasks: TaskGroup | None = None
+        #: the task that reads and answers the client's frames
+        self._reader: asyncio.Task[Any] | None = None
+        #: the listeners holding notices until the reply being made is sent
+        self._later: list[_Listener] = []
 
     async def run(self) -> None:
         await self.socket.accept()
@@ -110,6 +139,7 @@ class Connection:
         try:
             async with anyio.create_task_group() as tasks:
                 self._tasks = tasks
+                self._reader = asyncio.current_task()
                 await self._read_loop()
                 tasks.cancel_scope.cancel()
         except* WebSocketDisconnect:
@@ -140,6 +170,8 @@ class Connection:
                 await self._handle(data, req)
             except ProtocolError as err:
                 await self._send_error(err, req)
+            if self._later:
+                self._after_reply()
 
     async def _handle(self, data: Any, req: int | None) -> None:
         message = self.parser.parse(data)
@@ -195,15 +227,15 @@ class Connection:
 
     # --- the Context of the sessions ---
 
-    async def follow(self, channel: str, on_notice: OnNotice) -> None:
+    async def follow(self, channel: str, on_notice: OnNotice, now: NoticeNow | None = None) -> None:
         """Hear ``channel`` until :meth:`unfollow`; returns once listening, so that nothing
-        published after it is missed."""
+        published after it is missed (``now``: offered each notice first, see the module)."""
         if self._tasks is None:
             raise RuntimeError("a connection follows channels only while it runs")
         self.unfollow(channel)
         scope = anyio.CancelScope()
         self._channels[channel] = scope
-        await self._tasks.start(self._listen, channel, on_notice, scope)
+        await self._tasks.start(self._listen, channel, on_notice, now, scope)
 
     def unfollow(self, channel: str) -> None:
         scope = self._channels.pop(channel, None)
@@ -214,19 +246,89 @@ class Connection:
         self,
         channel: str,
         on_notice: OnNotice,
+        now: NoticeNow | None,
         scope: anyio.CancelScope,
         *,
         task_status: TaskStatus[None] = anyio.TASK_STATUS_IGNORED,
     ) -> None:
+        listener = None if now is None else _Listener(now)
+        direct = None if listener is None else (lambda notice: self._direct(listener, notice))
         with scope:
-            async with self.bus.listen(channel) as queue:
+            async with self.bus.listen(channel, direct) as queue:
+                if listener is not None:
+                    listener.queue = queue
                 task_status.started()
-                while True:
-                    notice = await queue.get()
-                    try:
-                        await on_notice(notice)
-                    except ProtocolError:
-                        continue  # what the notice was about is gone; nothing to show
+                try:
+                    while True:
+                        notice = await queue.get()
+                        if listener is not None:
+                            if listener.failure is not None:
+                                raise listener.failure
+                            listener.busy = True
+                        try:
+                            await on_notice(notice)
+                        except ProtocolError:
+                            continue  # what the notice was about is gone; nothing to show
+                        finally:
+                            if listener is not None:
+                                listener.busy = False
+                finally:
+                    if listener is not None:
+                        listener.queue = None  # gone: nothing more is taken at once
+
+    def _direct(self, listener: _Listener, notice: Notice) -> bool:
+        """The bus offers ``notice`` to an idle channel (its queue is empty): answer it now if
+        the session can, keep it until the reply if this connection's own task published it."""
+        queue = listener.queue
+        if queue is None or listener.busy or listener.failure is not None:
+            return False
+        later = listener.later
+        if later is not None or (
+            self._reader is not None and asyncio.current_task() is self._reader
+        ):
+            # published while answering this socket's intent (or behind such a notice):
+            # after the reply to it
+            if later is None:
+                later = listener.later = deque()
+                self._later.append(listener)
+            later.append(notice)
+            if queue.maxsize and len(later) > queue.maxsize:
+                later.popleft()  # as a full queue loses its oldest
+            return True
+        return self._now(listener, notice)
+
+    def _now(self, listener: _Listener, notice: Notice) -> bool:
+        try:
+            return listener.now(notice)
+        except ProtocolError:
+            return True  # what the notice was about is gone; nothing to show
+        except Exception as exc:
+            # raised in the listening task instead, which ends this connection as it would
+            listener.failure = exc
+            return False
+
+    def _after_reply(self) -> None:
+        """The reply is sent: each notice kept meanwhile is answered now or queued, in order."""
+        waiting, self._later = self._later, []
+        for listener in waiting:
+            notices, listener.later = listener.later, None
+            queue = listener.queue
+            if queue is None or notices is None:
+                continue  # the channel was let go meanwhile
+            for notice in notices:
+                if queue.empty() and not listener.busy and self._now(listener, notice):
+                    continue
+                if queue.full():
+                    queue.get_nowait()
+                queue.put_nowait(notice)
+
+    def send_now(self, message: Reply | Encoded) -> bool:
+        """Write ``message`` (a push) at once if the server can and no earlier frame is still
+        on its way; False, having sent nothing, otherwise."""
+        send_now = self._send_now
+        if send_now is None or self._sending:
+            return False
+        return send_now(encode(message).encode())
 
     async def send(self, message: Reply | Encoded, req: int | None = None) -> None:
         text = encode(message, req)

@@ -247,16 +247,24 @@ class HeartsService:
         """The table, at version ``at_least`` or later: a notice from another process says
         the log has grown past this process's copy, which then catches up from the log (or
         from the notice ``heard``, when it carries the one entry the copy lacks)."""
-        live = self._live.get(table_id)
-        if live is not None and live.version >= at_least:
-            lock = self._held_locks.get(table_id)
-            if lock is not None and not lock.locked():
-                # nobody is changing it (so all of it is logged) and it is current: what the
-                # lock would give at once, without taking it
-                self._live.move_to_end(table_id)
-                return live
+        live = self.table_now(table_id, at_least)
+        if live is not None:
+            return live
         async with self._lock(table_id):
             return await self._load(table_id, at_least=at_least, heard=heard)
+
+    def table_now(self, table_id: str, at_least: int = 0) -> LiveTable | None:
+        """The table as :meth:`table` gives it when that needs no waiting: in memory, at
+        ``at_least`` or later, and nobody changing it (so all of it is logged); else None."""
+        live = self._live.get(table_id)
+        if live is None or live.version < at_least:
+            return None
+        lock = self._held_locks.get(table_id)
+        if lock is None or lock.locked():
+            return None
+        # what the lock would give at once, without taking it
+        self._live.move_to_end(table_id)
+        return live
 
     async def current(self, table_id: str) -> LiveTable:
         """The table as its log has it now. On a site of several processes a copy may be

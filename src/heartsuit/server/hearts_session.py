@@ -132,7 +132,7 @@ class HeartsSession:
             tokens = {service.seat_of(live, token): token for token in message.tokens}
             await self._sit_down(live, tokens, take_over=message.take_over)
             live = await service.current(message.table)  # this process's copy may be stale
-            await self.link.send(await self._frame(live, message.version), req)
+            await self.link.send(self._frame(live, message.version), req)
         elif isinstance(message, HeartsInvite):
             live = await service.by_invite(message.invite)
             await service.refresh_presence(live.record.id)
@@ -202,7 +202,11 @@ class HeartsSession:
             seat_state.tokens[seat] = token
             if isinstance(displaced, HeartsSession) and displaced is not self:
                 await displaced.taken_over(table_id, seat)
-        await self.link.follow(table_channel(table_id), self._notice_handler(table_id))
+        await self.link.follow(
+            table_channel(table_id),
+            self._notice_handler(table_id),
+            self._notice_now(table_id),
+        )
         await self.service.refresh_presence(table_id)
 
     def _held_seat(self, live: LiveTable, token: str) -> int:
@@ -260,12 +264,45 @@ class HeartsSession:
 
         return on_notice
 
+    def _notice_now(self, table_id: str) -> Callable[[Notice], bool]:
+        """The same answer as :meth:`_notice_handler`'s when it needs no waiting (the table in
+        memory at that version, nothing to read of the presence, the frame written at once);
+        else False, having changed nothing, and the notice goes the queued way."""
+        service = self.service
+
+        def now(notice: Notice) -> bool:
+            if not isinstance(notice, TableChanged) or notice.table != table_id:
+                return not isinstance(notice, SeatTaken)  # nothing else is for this table
+            held = self._tables.get(table_id)
+            if held is None or (notice.version <= held.seen and not notice.presence):
+                return True
+            if notice.presence and service.shared is not None:
+                return False  # the presence is read from Redis first
+            live = service.table_now(table_id, notice.version)
+            if live is None:
+                return False
+            return self._push_now(live, held)
+
+        return now
+
+    def _push_now(self, live: LiveTable, held: _Seat) -> bool:
+        """:meth:`_push` through :meth:`Context.send_now`; False, having changed nothing (what
+        counts as sent is put back), when the frame cannot be written at once."""
+        before = held.seen, held.shown, held.looking
+        frame = self._patch(live)
+        if frame is None:
+            frame = self._frame(live, self._seen(live))
+        if self.link.send_now(frame):
+            return True
+        held.seen, held.shown, held.looking = before
+        return False
+
     async def _push(self, live: LiveTable) -> None:
         patch = self._patch(live)
         if patch is not None:
             await self.link.send(patch, None)
             return
-        await self.link.send(await self._frame(live, self._seen(live)), None)
+        await self.link.send(self._frame(live, self._seen(live)), None)
 
     def _patch(self, live: LiveTable) -> Encoded | None:
         """A ``hearts.patch`` from the last state sent to this one, when one will do: the
@@ -291,15 +328,8 @@ class HeartsSession:
     ) -> tuple[Any, ...]:
         """What the table part of a state to this socket is made from (the seats it holds
         and is shown too), but the version."""
-        return (
-            tuple(sorted(you)),
-            _host_of(live) in you,
-            frozenset(connected),
-            frozenset(away),
-            live.status,
-            tuple(live.seats),
-            live.seed,
-        )
+        facts = live.facts()  # status, seats, seed and host: the same for every socket
+        return (tuple(sorted(you)), facts[3] in you, connected, away, facts)
 
     async def _reply(self, live: LiveTable, req: int | None) -> None:
         """The answer to this socket's intent: a patch when one will do (the socket acted on
@@ -308,7 +338,7 @@ class HeartsSession:
         if patch is not None:
             await self.link.send(patch, req)
             return
-        await self.link.send(await self._frame(live, self._seen(live)), req)
+        await self.link.send(self._frame(live, self._seen(live)), req)
 
     def _seen(self, live: LiveTable) -> int | None:
         held = self._tables.get(live.record.id)
@@ -318,7 +348,7 @@ class HeartsSession:
         """The state for this socket as a model (for an error reply that carries it)."""
         return table_state(live, **self._shown(live, since))
 
-    async def _frame(self, live: LiveTable, since: int | None) -> Encoded:
+    def _frame(self, live: LiveTable, since: int | None) -> Encoded:
         """The same state as a frame whose shared parts are encoded once for the table."""
         return self.service.frames.text(live, **self._shown(live, since))
 
@@ -347,7 +377,7 @@ class HeartsSession:
         return {
             "you": you,
             "view_seat": view_seat,
-            "host": _host_of(live) in you,
+            "host": live.facts()[3] in you,
             "connected": connected,
             "away": away,
             "since": since,
@@ -377,7 +407,3 @@ class HeartsSession:
 def _moment(live: LiveTable) -> tuple[int, str] | None:
     match = live.match
     return None if match is None else (match.hand_number, match.hand.phase.value)
-
-
-def _host_of(live: LiveTable) -> int | None:
-    return next((s.seat for s in live.seats if s.kind == "human"), None)

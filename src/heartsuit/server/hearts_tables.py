@@ -132,6 +132,10 @@ class LiveTable:
     recent: deque[tuple[int, list[dict[str, Any]]]] = field(
         default_factory=lambda: deque(maxlen=RECENT_VERSIONS)
     )
+    #: (version, :meth:`facts` at it): made once per version, for every socket at the table
+    _facts: tuple[int, tuple[Status, tuple[SeatRecord, ...], int, int | None]] | None = field(
+        default=None, repr=False, compare=False
+    )
 
     @classmethod
     def replay(
@@ -169,6 +173,20 @@ class LiveTable:
 
     def awaiting(self) -> tuple[int, ...]:
         return () if self.match is None else self.match.awaiting()
+
+    def facts(self) -> tuple[Status, tuple[SeatRecord, ...], int, int | None]:
+        """The status, the seats, the seed and the host's seat (the first person's: the
+        creator's, seat 0, unless they left) at this version, made once per version (only
+        :meth:`apply` changes a table, and each entry is a version)."""
+        kept = self._facts
+        version = len(self.history)
+        if kept is not None and kept[0] == version:
+            return kept[1]
+        seats = tuple(self.seats)
+        host = next((s.seat for s in seats if s.kind == "human"), None)
+        facts = (self.status, seats, self.seed, host)
+        self._facts = (version, facts)
+        return facts
 
     def seat_of_token(self, token: str) -> int | None:
         digest = hash_token(token)

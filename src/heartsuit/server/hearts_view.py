@@ -211,6 +211,9 @@ class _Kept:
     #: per seat, what a frame or a patch to this version writes of the seat's own (its view,
     #: its illegal cards' reasons, whom it passes to), once written
     own: dict[tuple[str, int], Any] = field(default_factory=dict)
+    #: the patch to this version of a socket whose seat has none of its own fields in it
+    #: (most of a table's sockets), once made: the same frame for each of them
+    patch_public: Encoded | None = None
 
 
 class StateFrames:
@@ -311,7 +314,10 @@ class StateFrames:
         if not common["text"]:
             return None
         if view_seat is None or (view_seat not in now[1] and view_seat not in before[1]):
-            return Encoded(common["text"] + "}")
+            public = kept.patch_public
+            if public is None:
+                public = kept.patch_public = Encoded(common["text"] + "}")
+            return public
         text = kept.own.get(("patch", view_seat))
         if text is None:
             own = _view_of(kept, match, view_seat)
@@ -345,6 +351,7 @@ class StateFrames:
             kept.segments = []
             kept.views = {}
             kept.own = {}
+            kept.patch_public = None
         self._tables.move_to_end(table_id)
         while len(self._tables) > self._size:
             self._tables.popitem(last=False)
@@ -416,8 +423,13 @@ def _table_json(
     key = (host, connected, away, live.status, tuple(live.seats), live.seed)
     head = kept.tables.get(key)
     if head is None:
-        if len(kept.tables) > 32:
-            kept.tables.clear()
+        # the variants of an earlier status, seating or deal are never shown again: drop them
+        # (people coming and going leave a few presence variants of the current one)
+        tables = kept.tables
+        for old in [k for k in tables if k[3:] != key[3:]]:
+            del tables[old]
+        if len(tables) > 32:
+            tables.clear()
         info = table_info(live, host=host, connected=connected, away=away)
         text = _json(info.model_dump(mode="json"))
         tail = f',"version":{info.version}}}'

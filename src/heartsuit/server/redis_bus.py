@@ -30,7 +30,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from heartsuit.server.bus import Notice, NoticeError
+from heartsuit.server.bus import Direct, Notice, NoticeError, deliver
 
 redis: Any
 #: what the client raises when Redis cannot be reached or refuses (OSError without it)
@@ -73,7 +73,7 @@ class RedisBus:
         self._pubsub: Any = self._redis.pubsub(ignore_subscribe_messages=True)
         self._prefix = prefix
         self._size = queue_size
-        self._queues: dict[str, set[asyncio.Queue[Notice]]] = {}
+        self._queues: dict[str, dict[asyncio.Queue[Notice], Direct | None]] = {}
         self._reader: asyncio.Task[None] | None = None
         #: notices dropped because they were not notices (for tests and logs)
         self.dropped = 0
@@ -107,19 +107,22 @@ class RedisBus:
             self._deliver(channel, notice)
 
     @asynccontextmanager
-    async def listen(self, channel: str) -> AsyncIterator[asyncio.Queue[Notice]]:
-        """A queue that receives the channel's notices (from every process) while open."""
+    async def listen(
+        self, channel: str, direct: Direct | None = None
+    ) -> AsyncIterator[asyncio.Queue[Notice]]:
+        """A queue that receives the channel's notices (from every process) while open
+        (``direct``: as with :class:`~heartsuit.server.bus.LocalBus`)."""
         queue: asyncio.Queue[Notice] = asyncio.Queue(self._size)
-        subscribers = self._queues.setdefault(channel, set())
+        subscribers = self._queues.setdefault(channel, {})
         first = not subscribers
-        subscribers.add(queue)
+        subscribers[queue] = direct
         try:
             if first:
                 await self._subscribe(channel)
             yield queue
         finally:
-            subscribers = self._queues.get(channel, set())
-            subscribers.discard(queue)
+            subscribers = self._queues.get(channel, {})
+            subscribers.pop(queue, None)
             if not subscribers:
                 self._queues.pop(channel, None)
                 await self._unsubscribe(channel)
@@ -171,7 +174,6 @@ class RedisBus:
         self._deliver(channel[len(self._prefix) :], notice)
 
     def _deliver(self, channel: str, notice: Notice) -> None:
-        for queue in tuple(self._queues.get(channel, ())):
-            if queue.full():
-                queue.get_nowait()
-            queue.put_nowait(notice)
+        subscribers = self._queues.get(channel)
+        if subscribers:
+            deliver(subscribers, notice)

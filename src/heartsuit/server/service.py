@@ -30,6 +30,11 @@ OnNotice = Callable[[Notice], Awaitable[None]]
 """Called with each notice of a followed channel; a ``ProtocolError`` it raises is ignored
 (the thing it looked for may be gone), any other error closes the connection."""
 
+NoticeNow = Callable[[Notice], bool]
+"""Offered a notice first, when nothing of the channel is queued or being handled: answers it
+at once without waiting (True, e.g. through :meth:`Context.send_now`), or declines having
+changed nothing (False), and the notice goes to the ``OnNotice`` as usual."""
+
 
 class Context(Protocol):
     """What a session may use of the connection it serves."""
@@ -48,9 +53,14 @@ class Context(Protocol):
         """Send ``message``, echoing ``req`` when it answers a request (pushes carry none)."""
         ...
 
-    async def follow(self, channel: str, on_notice: OnNotice) -> None:
+    def send_now(self, message: Reply | Encoded) -> bool:
+        """Push ``message`` at once, without waiting; False (nothing sent) when it cannot."""
+        ...
+
+    async def follow(self, channel: str, on_notice: OnNotice, now: NoticeNow | None = None) -> None:
         """Hear every notice on ``channel`` from now on (replacing an earlier follower of the
-        same channel) until :meth:`unfollow` or the end of the connection."""
+        same channel) until :meth:`unfollow` or the end of the connection (``now``: offered
+        each notice first, see :data:`NoticeNow`)."""
         ...
 
     def unfollow(self, channel: str) -> None:
