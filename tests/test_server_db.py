@@ -23,6 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlalchemy import (
     Column,
+    ForeignKey,
     Integer,
     MetaData,
     String,
@@ -598,3 +599,109 @@ def test_a_read_once_the_store_closed_is_refused(tmp_path: Path) -> None:
             await readers.read(lambda conn: conn.exec_driver_sql("SELECT 1").scalar())
 
     asyncio.run(main())
+
+
+# a table whose rows point at items, checked only at the commit (a deferred foreign key): a
+# write of a dangling row fails its batch's commit, not its statement
+children = Table(
+    "test_db_children",
+    _meta,
+    Column("id", String(40), primary_key=True),
+    Column(
+        "item",
+        String(40),
+        ForeignKey("test_db_items.id", deferrable=True, initially="DEFERRED"),
+        nullable=False,
+    ),
+)
+ADD_CHILD = insert(children)
+
+
+def test_a_commit_the_database_refuses_fails_every_write_of_its_batch(tmp_path: Path) -> None:
+    """The database itself refuses the commit (a deferred foreign key left dangling): every
+    write of that batch raises IntegrityError, none is kept, and the store goes on."""
+    for url in urls(tmp_path):
+
+        async def check(db: Database) -> None:
+            ids = [fresh() for _ in range(8)]
+            writes = [db.write(Step(ADD, [{"id": i, "value": 1}])) for i in ids]
+            writes.append(db.write(Step(ADD_CHILD, [{"id": fresh(), "item": "nobody"}])))
+            results = await asyncio.gather(*writes, return_exceptions=True)
+            assert all(isinstance(r, IntegrityError) for r in results), results
+            assert await values(db, ids) == {}
+            await db.write(Step(ADD, [{"id": ids[0], "value": 2}]))
+            assert await values(db, ids) == {ids[0]: 2}
+
+        run(url, check)
+
+
+def test_sqlite_batches_of_prepared_statements_bypass_sqlalchemys_execution(
+    tmp_path: Path,
+) -> None:
+    """On a SQLite file, a batch whose statements are all prepared runs on the driver's
+    connection (no SQLAlchemy Connection.execute, exec_driver_sql or begin in the writer), a
+    refused write among them included (found in SAVEPOINTs on the driver's connection too);
+    a batch with a statement that needs SQLAlchemy (a default computed in Python) goes its
+    way."""
+    import threading
+
+    from sqlalchemy.engine import Connection
+
+    calls: list[str] = []
+    patched = {name: getattr(Connection, name) for name in ("execute", "exec_driver_sql", "begin")}
+
+    def counting(name: str) -> Any:
+        original = patched[name]
+
+        def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+            if threading.current_thread().name.startswith("heartsuit-writes"):
+                calls.append(name)
+            return original(self, *args, **kwargs)
+
+        return call
+
+    async def check(db: Database) -> None:
+        taken = fresh()
+        await db.write(Step(ADD, [{"id": taken, "value": 1}]))
+        for name in patched:
+            setattr(Connection, name, counting(name))
+        try:
+            ids = [fresh() for _ in range(10)]
+            writes = [
+                db.write(Step(ADD, [{"id": i, "value": 2}]), Step(BUMP, [{"b_id": i}])) for i in ids
+            ]
+            writes.append(db.write(Step(ADD, [{"id": taken, "value": 3}])))
+            results = await asyncio.gather(*writes, return_exceptions=True)
+            assert results[:-1] == [None] * len(ids)
+            assert isinstance(results[-1], IntegrityError)
+            assert "UNIQUE" in str(results[-1].orig) and "INSERT" in str(results[-1])
+            assert await values(db, [*ids, taken]) == {**{i: 3 for i in ids}, taken: 1}
+            assert calls == [], calls
+            await db.write(Step(ADD_STAMPED, [{"id": fresh()}]))
+            assert "begin" in calls and "execute" in calls
+        finally:
+            for name, original in patched.items():
+                setattr(Connection, name, original)
+
+    run(sqlite_url(tmp_path / "db.sqlite3"), check)
+
+
+def test_a_broken_writer_connection_fails_its_batch_and_is_replaced(tmp_path: Path) -> None:
+    """The writer's connection breaks under it: that batch's writes raise SQLAlchemy's error
+    (a DBAPIError, as every caller expects), and the next batch runs on a fresh connection."""
+    from sqlalchemy.exc import DBAPIError
+
+    async def check(db: Database) -> None:
+        first = fresh()
+        await db.write(Step(ADD, [{"id": first, "value": 1}]))
+        writer = db._batches
+        assert writer is not None and writer._raw is not None
+        writer._raw.close()  # as a driver connection lost to an error
+        lost = fresh()
+        with pytest.raises(DBAPIError):
+            await db.write(Step(ADD, [{"id": lost, "value": 1}]))
+        again = fresh()
+        await db.write(Step(ADD, [{"id": again, "value": 1}]))
+        assert await values(db, [first, lost, again]) == {first: 1, again: 1}
+
+    run(sqlite_url(tmp_path / "db.sqlite3"), check)
