@@ -12,8 +12,11 @@ and writes them as JSON to ``$HEARTSUIT_TRACE`` when the server stops (as its da
 closes). ``$HEARTSUIT_TRACE_TRY`` tries what the site does not do (comma-separated):
 ``gc-freeze`` (``gc.freeze()`` once the database is open), ``gc-off`` (no cyclic garbage
 collection at all), ``no-autocheckpoint`` (no WAL checkpoint inside commits),
-``autocheckpoint=N`` (the automatic checkpoint after N pages of WAL instead of 1,000). The
-load bench then matches its slow taps to them (:func:`explain`).
+``autocheckpoint=N`` (the automatic checkpoint after N pages of WAL instead of 1,000),
+``switch=MS`` (``sys.setswitchinterval``: how long a thread that wants the GIL waits before
+it asks the running one to let go, 5 ms by default; the writer thread asks for it back after
+each statement of a batch). The load bench then matches its slow taps to them
+(:func:`explain`).
 """
 
 from __future__ import annotations
@@ -48,6 +51,9 @@ def _install() -> None:
             dbapi_connection.execute(f"PRAGMA wal_autocheckpoint={int(pages)}")
 
         db._sqlite_pragmas = with_pages  # type: ignore[assignment]
+    switch = next((t.split("=", 1)[1] for t in trying if t.startswith("switch=")), "")
+    if switch:
+        sys.setswitchinterval(float(switch) / 1000)
     if "no-autocheckpoint" in trying:
         # SQLite's automatic checkpoint (in a commit once the WAL passes 1,000 pages) left out
         pragmas = db._sqlite_pragmas

@@ -705,3 +705,85 @@ def test_a_broken_writer_connection_fails_its_batch_and_is_replaced(tmp_path: Pa
         assert await values(db, [first, lost, again]) == {first: 1, again: 1}
 
     run(sqlite_url(tmp_path / "db.sqlite3"), check)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(
+        st.lists(
+            st.tuples(st.sampled_from(["add", "set", "bump", "child"]), st.integers(0, 5)),
+            min_size=1,
+            max_size=3,
+        ),
+        min_size=1,
+        max_size=12,
+    ),
+    st.lists(st.integers(0, 5), max_size=3),
+)
+def test_the_driver_way_writes_a_batch_as_sqlalchemys_way_does(
+    plan: list[list[tuple[str, int]]], keys: list[int]
+) -> None:
+    """The same batch (inserts that may collide with a row already there or with each other,
+    updates, a statement with constants, a row a foreign key refuses at once) written by the
+    writer thread's two ways, each on a fresh file: the same outcome for every write (committed,
+    or the same kind of error) and the same rows after it."""
+    import tempfile
+
+    from heartsuit.server.db import _BatchWriter, _Write
+
+    # an immediate foreign key on a table of the test's own (the children's is deferred)
+    grown = Table(
+        "test_db_grown",
+        MetaData(),
+        Column("id", String(40), primary_key=True),
+        Column("item", String(40), ForeignKey(items.c.id), nullable=False),
+    )
+    add_grown = insert(grown)
+    statements = {
+        "add": lambda n, i: Step(ADD, [{"id": f"i{n}", "value": i}]),
+        "set": lambda n, i: Step(SET, [{"b_id": f"i{n}", "b_value": 100 + i}]),
+        "bump": lambda n, i: Step(BUMP, [{"b_id": f"i{n}"}]),
+        "child": lambda n, i: Step(add_grown, [{"id": f"c{n}-{i}", "item": f"i{n}"}]),
+    }
+
+    def written(way: str) -> tuple[list[str], list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+        with tempfile.TemporaryDirectory() as tmp:
+            url = sqlite_url(Path(tmp) / "db.sqlite3")
+
+            async def prepare() -> None:
+                db = Database(url)
+                await db.open()
+                async with db.writing() as conn:
+                    await conn.run_sync(_meta.create_all)
+                    await conn.run_sync(grown.metadata.create_all)
+                    for n in keys:  # rows already there
+                        await conn.execute(ADD, {"id": f"i{n}", "value": -n})
+                await db.close()
+
+            asyncio.run(prepare())
+            loop = asyncio.new_event_loop()
+            writer = _BatchWriter(url)
+            try:
+                batch = [
+                    _Write(
+                        [statements[kind](n, index) for index, (kind, n) in enumerate(steps)],
+                        loop.create_future(),
+                        key=steps[0][1] if len(steps) % 2 else None,
+                    )
+                    for steps in plan
+                ]
+                try:
+                    outcomes = (writer._write if way == "driver" else writer._write_engine)(batch)
+                    said = [type(o).__name__ for o in outcomes]
+                except Exception as failed:
+                    said = [f"all: {type(failed).__name__}"]
+                with writer.engine.connect() as conn:
+                    rows = sorted(tuple(r) for r in conn.execute(select(items)))
+                    children = sorted(tuple(r) for r in conn.execute(select(grown)))
+            finally:
+                writer._close()
+                loop.close()
+            return said, rows, children
+
+    driver, engine = written("driver"), written("engine")
+    assert driver == engine
