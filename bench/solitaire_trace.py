@@ -96,6 +96,21 @@ def _install() -> None:
         t1 = time.time()
         TRACE["batches"].append((t0, t1 - t0, len(batch), marks["statements"] - t0))
 
+    # on a SQLite file the statements run in the writer thread: the driver's way marks the
+    # start of its commit, SQLAlchemy's way the end of its statements (one batch at a time)
+    original_commit = db._Hooks.commit
+    original_many_sync = db._run_many_sync
+
+    def commit(self: Any, cursor: Any) -> None:
+        marks["statements"] = time.time()
+        original_commit(self, cursor)
+
+    def run_many_sync(conn: Any, group: list[Any]) -> None:
+        original_many_sync(conn, group)
+        marks["statements"] = time.time()
+
+    db._Hooks.commit = commit  # type: ignore[method-assign]
+    db._run_many_sync = run_many_sync
     db._run_many = run_many  # type: ignore[assignment]
     db.Database._write_batch = write_batch  # type: ignore[method-assign]
 
