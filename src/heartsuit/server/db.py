@@ -489,7 +489,8 @@ class _BatchWriter:
                 hooks.commit(cursor)
                 return [None] * len(batch)
             except sqlite3.IntegrityError:
-                cursor.execute("ROLLBACK")
+                if cursor.connection.in_transaction:  # (a constraint may have ended it)
+                    cursor.execute("ROLLBACK")
             # someone's write is refused: find whose, and commit the others
             alone = [_driver_plan([write], self.engine.dialect) for write in batch]
             if any(steps is None for steps in alone):
