@@ -718,7 +718,7 @@ def test_a_broken_writer_connection_fails_its_batch_and_is_replaced(tmp_path: Pa
         min_size=1,
         max_size=12,
     ),
-    st.lists(st.integers(0, 5), max_size=3),
+    st.lists(st.integers(0, 5), max_size=3, unique=True),
 )
 def test_the_driver_way_writes_a_batch_as_sqlalchemys_way_does(
     plan: list[list[tuple[str, int]]], keys: list[int]
