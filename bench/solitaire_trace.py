@@ -4,8 +4,9 @@ Not a bench by itself: ``solitaire_load.py --trace DIR`` starts the server throu
 instead of ``python -m heartsuit``. It records, in wall-clock seconds, until the server stops:
 
 * every garbage collection (``gc.callbacks``): when, which generation, how long;
-* every group-commit batch (``Database._write_batch``): when, how many writes, how long, and
-  how much of that was the statements and how much the commit;
+* every group-commit batch (on a SQLite file ``_BatchWriter._write``, timed in the writer
+  thread; else ``Database._write_batch``): when, how many writes, how long, and how much of
+  that was the statements and how much the commit;
 * the event loop's lag: a task that sleeps 5 ms notes each wake-up later than 5 ms more;
 
 and writes them as JSON to ``$HEARTSUIT_TRACE`` when the server stops (as its database
@@ -109,6 +110,20 @@ def _install() -> None:
         original_many_sync(conn, group)
         marks["statements"] = time.time()
 
+    original_thread_write = db._BatchWriter._write
+
+    def thread_write(self: Any, batch: list[Any]) -> Any:
+        # a SQLite file's batches: timed in the writer thread, which takes them one after the
+        # other (Database._write_batch is the async engine's way only)
+        t0 = time.time()
+        marks["statements"] = t0
+        try:
+            return original_thread_write(self, batch)
+        finally:
+            t1 = time.time()
+            TRACE["batches"].append((t0, t1 - t0, len(batch), marks["statements"] - t0))
+
+    db._BatchWriter._write = thread_write  # type: ignore[method-assign]
     db._Hooks.commit = commit  # type: ignore[method-assign]
     db._run_many_sync = run_many_sync
     db._run_many = run_many  # type: ignore[assignment]

@@ -787,3 +787,77 @@ def test_the_driver_way_writes_a_batch_as_sqlalchemys_way_does(
 
     driver, engine = written("driver"), written("engine")
     assert driver == engine
+
+
+def test_the_writer_thread_takes_the_next_batch_without_the_event_loop(tmp_path: Path) -> None:
+    """On a SQLite file the writer thread starts the next batch as soon as it has committed
+    one: a write queued while a batch is being written is committed even while the event loop
+    is blocked (the old way waited for the loop to hear of the first commit and hand the thread
+    the next batch); both callers hear of their commits once the loop runs again."""
+
+    async def check(db: Database) -> None:
+        commits: list[float] = []
+        slow: list[bool] = []
+
+        def first_slow(*_args: object) -> None:
+            if not slow:  # the first batch's first statement takes a while
+                slow.append(True)
+                time.sleep(0.1)
+
+        event.listen(db.batch_engine, "before_cursor_execute", first_slow)
+        event.listen(db.batch_engine, "commit", lambda _conn: commits.append(time.monotonic()))
+        a, b = fresh(), fresh()
+        first = asyncio.ensure_future(db.write(Step(ADD, [{"id": a, "value": 1}])))
+        await asyncio.sleep(0.03)  # the first batch is in the thread, in its slow statement
+        second = asyncio.ensure_future(db.write(Step(ADD, [{"id": b, "value": 2}])))
+        await asyncio.sleep(0)  # queued
+        assert slow and not commits
+        time.sleep(0.5)  # the event loop is blocked well past the first batch's commit
+        unblocked = time.monotonic()
+        await asyncio.gather(first, second)
+        assert len(commits) == 2, commits
+        assert commits[1] < unblocked, "the second batch waited for the event loop"
+        assert await values(db, [a, b]) == {a: 1, b: 2}
+
+    run(sqlite_url(tmp_path / "db.sqlite3"), check)
+
+
+def test_writing_blocks_get_the_lock_while_moves_keep_coming(tmp_path: Path) -> None:
+    """Writes that keep coming while each batch is written keep the queue from ever being
+    empty when the writer thread looks; a writing() block still gets the write lock (the
+    thread stops taking batches while one waits), and the writes go on after it."""
+
+    async def check(db: Database) -> None:
+        loop = asyncio.get_running_loop()
+        stop = False
+        writes: list[asyncio.Future[None]] = []
+        key = fresh()
+        await db.write(Step(ADD, [{"id": key, "value": 0}]))
+
+        def another() -> None:
+            writes.append(asyncio.ensure_future(db.write(Step(BUMP, [{"b_id": key}]))))
+
+        def meanwhile(*_args: object) -> None:
+            # in the writer thread, during each statement: one more write is asked for, and
+            # the loop is given the time to queue it before the batch ends
+            if not stop:
+                loop.call_soon_threadsafe(another)
+                time.sleep(0.01)
+
+        event.listen(db.batch_engine, "before_cursor_execute", meanwhile)
+        another()
+        await asyncio.sleep(0.1)
+        block = fresh()
+        async with asyncio.timeout(10):
+            for n in range(3):
+                async with db.writing() as conn:
+                    await conn.execute(ADD, {"id": f"{block}-{n}", "value": 7})
+        stop = True
+        await asyncio.sleep(0.05)
+        await asyncio.gather(*writes)
+        assert len(writes) > 3
+        assert await values(db, [f"{block}-{n}" for n in range(3)]) == {
+            f"{block}-{n}": 7 for n in range(3)
+        }
+
+    run(sqlite_url(tmp_path / "db.sqlite3"), check)

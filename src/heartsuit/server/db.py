@@ -21,6 +21,7 @@ import random
 import sqlite3
 import threading
 import time
+from collections import deque
 from collections.abc import AsyncIterator, Callable, Hashable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
@@ -299,6 +300,23 @@ def _written_again(exc: DBAPIError) -> bool:
     return getattr(exc.orig, "sqlstate", None) in _TRY_AGAIN
 
 
+def _taken(pending: deque[_Write]) -> list[_Write]:
+    """Every write queued now, taken from the queue in order (appends meanwhile stay queued:
+    only one taker at a time, the flushing task or the writer thread)."""
+    popleft = pending.popleft
+    return [popleft() for _ in range(len(pending))]
+
+
+def _settle_batch(batch: list[_Write], outcome: list[BaseException | None] | BaseException) -> None:
+    """Tell each write of a batch its outcome (in the event loop)."""
+    if isinstance(outcome, BaseException):
+        for write in batch:
+            _settle(write.done, outcome)
+    else:
+        for write, one in zip(batch, outcome, strict=True):
+            _settle(write.done, one)
+
+
 def _settle(done: asyncio.Future[None], error: BaseException | None) -> None:
     if done.done():
         return
@@ -392,8 +410,9 @@ class _BatchWriter:
     the loop to come round: under load a batch of a few statements took many loop turns while
     the taps behind it queued. Here the whole batch (the transaction, every ``executemany``,
     the commit, and the retries of a refused batch) runs in one call to a thread that owns a
-    connection of its own (same pragmas, ``BEGIN IMMEDIATE``, ``synchronous=FULL``): one hop
-    there and one back per batch.
+    connection of its own (same pragmas, ``BEGIN IMMEDIATE``, ``synchronous=FULL``); and the
+    thread takes the next batch from the queue itself (:meth:`drain`): one hop there while
+    writes keep coming, and one call back per batch with its outcome.
 
     A batch whose statements are all prepared ones (:func:`_prepared`: every write of the
     moves) runs on that connection's ``sqlite3`` connection itself (:meth:`_write_driver`):
@@ -414,8 +433,36 @@ class _BatchWriter:
         self._raw: sqlite3.Connection | None = None
         self._cursor: sqlite3.Cursor | None = None
 
-    async def write(self, batch: list[_Write]) -> list[BaseException | None]:
-        return await asyncio.get_running_loop().run_in_executor(self.thread, self._write, batch)
+    async def drain(self, pending: deque[_Write], stop: Callable[[], bool]) -> None:
+        """Write the queued writes, batch after batch, in the writer thread, until ``pending``
+        is empty or ``stop()``; each batch's writes are settled as it is committed.
+
+        The thread takes the next batch itself: it does not wait for the event loop to hear of
+        the last commit and hand it the next (a turn of a busy loop, every batch). Each batch's
+        outcome goes back to the loop with ``call_soon_threadsafe``, in order, so every write
+        of the drain is settled before this returns."""
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self.thread, self._drain, loop, pending, stop)
+
+    def _drain(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        pending: deque[_Write],
+        stop: Callable[[], bool],
+    ) -> None:
+        while pending and not stop():
+            batch = _taken(pending)
+            outcome: list[BaseException | None] | BaseException
+            try:
+                outcome = self._write(batch)
+            except BaseException as exc:
+                outcome = exc
+            try:
+                loop.call_soon_threadsafe(_settle_batch, batch, outcome)
+            except RuntimeError:  # the loop is closed: nobody is waiting any more
+                return
+            if isinstance(outcome, BaseException) and not isinstance(outcome, Exception):
+                raise outcome
 
     async def close(self) -> None:
         await asyncio.get_running_loop().run_in_executor(self.thread, self._close)
@@ -629,7 +676,11 @@ class Database:
         self._engine: AsyncEngine | None = None
         self._write_lock: asyncio.Lock | None = None
         #: writes waiting for the next batch, and the task writing batches
-        self._pending: list[_Write] = []
+        #: (a deque: on a SQLite file the writer thread takes them from it, see _BatchWriter.drain)
+        self._pending: deque[_Write] = deque()
+        #: how many writing() blocks wait for the write lock (the writer thread then stops
+        #: draining the queue and lets them have it)
+        self._blocks_waiting = 0
         self._flusher: asyncio.Task[None] | None = None
         self._writer_conn: AsyncConnection | None = None
         #: set while :meth:`close` runs: new writes are refused
@@ -750,8 +801,16 @@ class Database:
             async with engine.begin() as conn:
                 yield conn
             return
-        async with self._write_lock, self._writer(engine) as conn:
-            yield conn
+        self._blocks_waiting += 1
+        try:
+            await self._write_lock.acquire()
+        finally:
+            self._blocks_waiting -= 1
+        try:
+            async with self._writer(engine) as conn:
+                yield conn
+        finally:
+            self._write_lock.release()
 
     async def write(self, *steps: Step, key: Hashable | None = None) -> None:
         """Run ``steps`` in order as one atomic write, committed before this returns.
@@ -787,26 +846,19 @@ class Database:
     async def _flush(self, engine: AsyncEngine) -> None:
         while self._pending:
             if self._write_lock is None:
-                batch, self._pending = self._pending, []
-                await self._write_batch(engine, batch)
+                await self._write_batch(engine, _taken(self._pending))
                 continue
             async with self._write_lock:
-                batch, self._pending = self._pending, []
-                await self._write_batch(engine, batch)
+                if self._batches is not None:
+                    # the writer thread writes batch after batch, each taken from the queue
+                    # the moment the one before it is committed, until the queue is empty or
+                    # a writing() block waits for the lock
+                    await self._batches.drain(self._pending, lambda: self._blocks_waiting > 0)
+                else:
+                    await self._write_batch(engine, _taken(self._pending))
 
     async def _write_batch(self, engine: AsyncEngine, batch: list[_Write]) -> None:
-        if self._batches is not None:
-            try:
-                outcomes = await self._batches.write(batch)
-            except BaseException as exc:
-                for write in batch:
-                    _settle(write.done, exc)
-                if not isinstance(exc, Exception):
-                    raise
-            else:
-                for write, outcome in zip(batch, outcomes, strict=True):
-                    _settle(write.done, outcome)
-            return
+        """One batch through the async engine (PostgreSQL, an in-memory SQLite database)."""
         try:
             try:
                 async with self._writer(engine) as conn:
