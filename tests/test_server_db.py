@@ -808,11 +808,13 @@ def test_the_writer_thread_takes_the_next_batch_without_the_event_loop(tmp_path:
         event.listen(db.batch_engine, "commit", lambda _conn: commits.append(time.monotonic()))
         a, b = fresh(), fresh()
         first = asyncio.ensure_future(db.write(Step(ADD, [{"id": a, "value": 1}])))
-        await asyncio.sleep(0.03)  # the first batch is in the thread, in its slow statement
+        async with asyncio.timeout(10):
+            while not slow:  # the first batch is in the thread, in its slow statement
+                await asyncio.sleep(0.001)
         second = asyncio.ensure_future(db.write(Step(ADD, [{"id": b, "value": 2}])))
         await asyncio.sleep(0)  # queued
         assert slow and not commits
-        time.sleep(0.5)  # the event loop is blocked well past the first batch's commit
+        time.sleep(1.0)  # the event loop is blocked well past the first batch's commit
         unblocked = time.monotonic()
         await asyncio.gather(first, second)
         assert len(commits) == 2, commits
