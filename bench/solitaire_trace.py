@@ -4,16 +4,20 @@ Not a bench by itself: ``solitaire_load.py --trace DIR`` starts the server throu
 instead of ``python -m heartsuit``. It records, in wall-clock seconds, until the server stops:
 
 * every garbage collection (``gc.callbacks``): when, which generation, how long;
-* every group-commit batch (``Database._write_batch``): when, how many writes, how long, and
-  how much of that was the statements and how much the commit;
+* every group-commit batch (on a SQLite file ``_BatchWriter._write``, timed in the writer
+  thread; else ``Database._write_batch``): when, how many writes, how long, and how much of
+  that was the statements and how much the commit;
 * the event loop's lag: a task that sleeps 5 ms notes each wake-up later than 5 ms more;
 
 and writes them as JSON to ``$HEARTSUIT_TRACE`` when the server stops (as its database
 closes). ``$HEARTSUIT_TRACE_TRY`` tries what the site does not do (comma-separated):
 ``gc-freeze`` (``gc.freeze()`` once the database is open), ``gc-off`` (no cyclic garbage
 collection at all), ``no-autocheckpoint`` (no WAL checkpoint inside commits),
-``autocheckpoint=N`` (the automatic checkpoint after N pages of WAL instead of 1,000). The
-load bench then matches its slow taps to them (:func:`explain`).
+``autocheckpoint=N`` (the automatic checkpoint after N pages of WAL instead of 1,000),
+``switch=MS`` (``sys.setswitchinterval``: how long a thread that wants the GIL waits before
+it asks the running one to let go, 5 ms by default; the writer thread asks for it back after
+each statement of a batch). The load bench then matches its slow taps to them
+(:func:`explain`).
 """
 
 from __future__ import annotations
@@ -48,6 +52,9 @@ def _install() -> None:
             dbapi_connection.execute(f"PRAGMA wal_autocheckpoint={int(pages)}")
 
         db._sqlite_pragmas = with_pages  # type: ignore[assignment]
+    switch = next((t.split("=", 1)[1] for t in trying if t.startswith("switch=")), "")
+    if switch:
+        sys.setswitchinterval(float(switch) / 1000)
     if "no-autocheckpoint" in trying:
         # SQLite's automatic checkpoint (in a commit once the WAL passes 1,000 pages) left out
         pragmas = db._sqlite_pragmas
@@ -90,6 +97,35 @@ def _install() -> None:
         t1 = time.time()
         TRACE["batches"].append((t0, t1 - t0, len(batch), marks["statements"] - t0))
 
+    # on a SQLite file the statements run in the writer thread: the driver's way marks the
+    # start of its commit, SQLAlchemy's way the end of its statements (one batch at a time)
+    original_commit = db._Hooks.commit
+    original_many_sync = db._run_many_sync
+
+    def commit(self: Any, cursor: Any) -> None:
+        marks["statements"] = time.time()
+        original_commit(self, cursor)
+
+    def run_many_sync(conn: Any, group: list[Any]) -> None:
+        original_many_sync(conn, group)
+        marks["statements"] = time.time()
+
+    original_thread_write = db._BatchWriter._write
+
+    def thread_write(self: Any, batch: list[Any]) -> Any:
+        # a SQLite file's batches: timed in the writer thread, which takes them one after the
+        # other (Database._write_batch is the async engine's way only)
+        t0 = time.time()
+        marks["statements"] = t0
+        try:
+            return original_thread_write(self, batch)
+        finally:
+            t1 = time.time()
+            TRACE["batches"].append((t0, t1 - t0, len(batch), marks["statements"] - t0))
+
+    db._BatchWriter._write = thread_write  # type: ignore[method-assign]
+    db._Hooks.commit = commit  # type: ignore[method-assign]
+    db._run_many_sync = run_many_sync
     db._run_many = run_many  # type: ignore[assignment]
     db.Database._write_batch = write_batch  # type: ignore[method-assign]
 

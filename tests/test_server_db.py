@@ -23,6 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlalchemy import (
     Column,
+    ForeignKey,
     Integer,
     MetaData,
     String,
@@ -617,5 +618,267 @@ def test_sqlite_checkpoints_the_wal_after_the_sites_page_count(tmp_path: Path) -
         async with db.engine.connect() as conn:
             pages = (await conn.exec_driver_sql("PRAGMA wal_autocheckpoint")).scalar()
         assert pages == WAL_CHECKPOINT_PAGES
+
+
+# a table whose rows point at items, checked only at the commit (a deferred foreign key): a
+# write of a dangling row fails its batch's commit, not its statement
+children = Table(
+    "test_db_children",
+    _meta,
+    Column("id", String(40), primary_key=True),
+    Column(
+        "item",
+        String(40),
+        ForeignKey("test_db_items.id", deferrable=True, initially="DEFERRED"),
+        nullable=False,
+    ),
+)
+ADD_CHILD = insert(children)
+
+
+def test_a_commit_the_database_refuses_fails_every_write_of_its_batch(tmp_path: Path) -> None:
+    """The database itself refuses the commit (a deferred foreign key left dangling): every
+    write of that batch raises IntegrityError, none is kept, and the store goes on."""
+    for url in urls(tmp_path):
+
+        async def check(db: Database) -> None:
+            ids = [fresh() for _ in range(8)]
+            writes = [db.write(Step(ADD, [{"id": i, "value": 1}])) for i in ids]
+            writes.append(db.write(Step(ADD_CHILD, [{"id": fresh(), "item": "nobody"}])))
+            results = await asyncio.gather(*writes, return_exceptions=True)
+            assert all(isinstance(r, IntegrityError) for r in results), results
+            assert await values(db, ids) == {}
+            await db.write(Step(ADD, [{"id": ids[0], "value": 2}]))
+            assert await values(db, ids) == {ids[0]: 2}
+
+        run(url, check)
+
+
+def test_sqlite_batches_of_prepared_statements_bypass_sqlalchemys_execution(
+    tmp_path: Path,
+) -> None:
+    """On a SQLite file, a batch whose statements are all prepared runs on the driver's
+    connection (no SQLAlchemy Connection.execute, exec_driver_sql or begin in the writer), a
+    refused write among them included (found in SAVEPOINTs on the driver's connection too);
+    a batch with a statement that needs SQLAlchemy (a default computed in Python) goes its
+    way."""
+    import threading
+
+    from sqlalchemy.engine import Connection
+
+    calls: list[str] = []
+    patched = {name: getattr(Connection, name) for name in ("execute", "exec_driver_sql", "begin")}
+
+    def counting(name: str) -> Any:
+        original = patched[name]
+
+        def call(self: Any, *args: Any, **kwargs: Any) -> Any:
+            if threading.current_thread().name.startswith("heartsuit-writes"):
+                calls.append(name)
+            return original(self, *args, **kwargs)
+
+        return call
+
+    async def check(db: Database) -> None:
+        taken = fresh()
+        await db.write(Step(ADD, [{"id": taken, "value": 1}]))
+        for name in patched:
+            setattr(Connection, name, counting(name))
+        try:
+            ids = [fresh() for _ in range(10)]
+            writes = [
+                db.write(Step(ADD, [{"id": i, "value": 2}]), Step(BUMP, [{"b_id": i}])) for i in ids
+            ]
+            writes.append(db.write(Step(ADD, [{"id": taken, "value": 3}])))
+            results = await asyncio.gather(*writes, return_exceptions=True)
+            assert results[:-1] == [None] * len(ids)
+            assert isinstance(results[-1], IntegrityError)
+            assert "UNIQUE" in str(results[-1].orig) and "INSERT" in str(results[-1])
+            assert await values(db, [*ids, taken]) == {**{i: 3 for i in ids}, taken: 1}
+            assert calls == [], calls
+            await db.write(Step(ADD_STAMPED, [{"id": fresh()}]))
+            assert "begin" in calls and "execute" in calls
+        finally:
+            for name, original in patched.items():
+                setattr(Connection, name, original)
+
+    run(sqlite_url(tmp_path / "db.sqlite3"), check)
+
+
+def test_a_broken_writer_connection_fails_its_batch_and_is_replaced(tmp_path: Path) -> None:
+    """The writer's connection breaks under it: that batch's writes raise SQLAlchemy's error
+    (a DBAPIError, as every caller expects), and the next batch runs on a fresh connection."""
+    from sqlalchemy.exc import DBAPIError
+
+    async def check(db: Database) -> None:
+        first = fresh()
+        await db.write(Step(ADD, [{"id": first, "value": 1}]))
+        writer = db._batches
+        assert writer is not None and writer._raw is not None
+        writer._raw.close()  # as a driver connection lost to an error
+        lost = fresh()
+        with pytest.raises(DBAPIError):
+            await db.write(Step(ADD, [{"id": lost, "value": 1}]))
+        again = fresh()
+        await db.write(Step(ADD, [{"id": again, "value": 1}]))
+        assert await values(db, [first, lost, again]) == {first: 1, again: 1}
+
+    run(sqlite_url(tmp_path / "db.sqlite3"), check)
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.lists(
+        st.lists(
+            st.tuples(st.sampled_from(["add", "set", "bump", "child"]), st.integers(0, 5)),
+            min_size=1,
+            max_size=3,
+        ),
+        min_size=1,
+        max_size=12,
+    ),
+    st.lists(st.integers(0, 5), max_size=3, unique=True),
+)
+def test_the_driver_way_writes_a_batch_as_sqlalchemys_way_does(
+    plan: list[list[tuple[str, int]]], keys: list[int]
+) -> None:
+    """The same batch (inserts that may collide with a row already there or with each other,
+    updates, a statement with constants, a row a foreign key refuses at once) written by the
+    writer thread's two ways, each on a fresh file: the same outcome for every write (committed,
+    or the same kind of error) and the same rows after it."""
+    import tempfile
+
+    from heartsuit.server.db import _BatchWriter, _Write
+
+    # an immediate foreign key on a table of the test's own (the children's is deferred)
+    grown = Table(
+        "test_db_grown",
+        MetaData(),
+        Column("id", String(40), primary_key=True),
+        Column("item", String(40), ForeignKey(items.c.id), nullable=False),
+    )
+    add_grown = insert(grown)
+    statements = {
+        "add": lambda n, i: Step(ADD, [{"id": f"i{n}", "value": i}]),
+        "set": lambda n, i: Step(SET, [{"b_id": f"i{n}", "b_value": 100 + i}]),
+        "bump": lambda n, i: Step(BUMP, [{"b_id": f"i{n}"}]),
+        "child": lambda n, i: Step(add_grown, [{"id": f"c{n}-{i}", "item": f"i{n}"}]),
+    }
+
+    def written(way: str) -> tuple[list[str], list[tuple[Any, ...]], list[tuple[Any, ...]]]:
+        with tempfile.TemporaryDirectory() as tmp:
+            url = sqlite_url(Path(tmp) / "db.sqlite3")
+
+            async def prepare() -> None:
+                db = Database(url)
+                await db.open()
+                async with db.writing() as conn:
+                    await conn.run_sync(_meta.create_all)
+                    await conn.run_sync(grown.metadata.create_all)
+                    for n in keys:  # rows already there
+                        await conn.execute(ADD, {"id": f"i{n}", "value": -n})
+                await db.close()
+
+            asyncio.run(prepare())
+            loop = asyncio.new_event_loop()
+            writer = _BatchWriter(url)
+            try:
+                batch = [
+                    _Write(
+                        [statements[kind](n, index) for index, (kind, n) in enumerate(steps)],
+                        loop.create_future(),
+                        key=steps[0][1] if len(steps) % 2 else None,
+                    )
+                    for steps in plan
+                ]
+                try:
+                    outcomes = (writer._write if way == "driver" else writer._write_engine)(batch)
+                    said = [type(o).__name__ for o in outcomes]
+                except Exception as failed:
+                    said = [f"all: {type(failed).__name__}"]
+                with writer.engine.connect() as conn:
+                    rows = sorted(tuple(r) for r in conn.execute(select(items)))
+                    children = sorted(tuple(r) for r in conn.execute(select(grown)))
+            finally:
+                writer._close()
+                loop.close()
+            return said, rows, children
+
+    driver, engine = written("driver"), written("engine")
+    assert driver == engine
+
+
+def test_the_writer_thread_takes_the_next_batch_without_the_event_loop(tmp_path: Path) -> None:
+    """On a SQLite file the writer thread starts the next batch as soon as it has committed
+    one: a write queued while a batch is being written is committed even while the event loop
+    is blocked (the old way waited for the loop to hear of the first commit and hand the thread
+    the next batch); both callers hear of their commits once the loop runs again."""
+
+    async def check(db: Database) -> None:
+        commits: list[float] = []
+        slow: list[bool] = []
+
+        def first_slow(*_args: object) -> None:
+            if not slow:  # the first batch's first statement takes a while
+                slow.append(True)
+                time.sleep(0.1)
+
+        event.listen(db.batch_engine, "before_cursor_execute", first_slow)
+        event.listen(db.batch_engine, "commit", lambda _conn: commits.append(time.monotonic()))
+        a, b = fresh(), fresh()
+        first = asyncio.ensure_future(db.write(Step(ADD, [{"id": a, "value": 1}])))
+        async with asyncio.timeout(10):
+            while not slow:  # the first batch is in the thread, in its slow statement
+                await asyncio.sleep(0.001)
+        second = asyncio.ensure_future(db.write(Step(ADD, [{"id": b, "value": 2}])))
+        await asyncio.sleep(0)  # queued
+        assert slow and not commits
+        time.sleep(1.0)  # the event loop is blocked well past the first batch's commit
+        unblocked = time.monotonic()
+        await asyncio.gather(first, second)
+        assert len(commits) == 2, commits
+        assert commits[1] < unblocked, "the second batch waited for the event loop"
+        assert await values(db, [a, b]) == {a: 1, b: 2}
+
+    run(sqlite_url(tmp_path / "db.sqlite3"), check)
+
+
+def test_writing_blocks_get_the_lock_while_moves_keep_coming(tmp_path: Path) -> None:
+    """Writes that keep coming while each batch is written keep the queue from ever being
+    empty when the writer thread looks; a writing() block still gets the write lock (the
+    thread stops taking batches while one waits), and the writes go on after it."""
+
+    async def check(db: Database) -> None:
+        loop = asyncio.get_running_loop()
+        stop = False
+        writes: list[asyncio.Future[None]] = []
+        key = fresh()
+        await db.write(Step(ADD, [{"id": key, "value": 0}]))
+
+        def another() -> None:
+            writes.append(asyncio.ensure_future(db.write(Step(BUMP, [{"b_id": key}]))))
+
+        def meanwhile(*_args: object) -> None:
+            # in the writer thread, during each statement: one more write is asked for, and
+            # the loop is given the time to queue it before the batch ends
+            if not stop:
+                loop.call_soon_threadsafe(another)
+                time.sleep(0.01)
+
+        event.listen(db.batch_engine, "before_cursor_execute", meanwhile)
+        another()
+        await asyncio.sleep(0.1)
+        block = fresh()
+        async with asyncio.timeout(10):
+            for n in range(3):
+                async with db.writing() as conn:
+                    await conn.execute(ADD, {"id": f"{block}-{n}", "value": 7})
+        stop = True
+        await asyncio.sleep(0.05)
+        await asyncio.gather(*writes)
+        assert len(writes) > 3
+        assert await values(db, [f"{block}-{n}" for n in range(3)]) == {
+            f"{block}-{n}": 7 for n in range(3)
+        }
 
     run(sqlite_url(tmp_path / "db.sqlite3"), check)

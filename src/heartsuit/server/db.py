@@ -18,8 +18,10 @@ import asyncio
 import contextlib
 import copy
 import random
+import sqlite3
 import threading
 import time
+from collections import deque
 from collections.abc import AsyncIterator, Callable, Hashable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
@@ -298,6 +300,23 @@ def _written_again(exc: DBAPIError) -> bool:
     return getattr(exc.orig, "sqlstate", None) in _TRY_AGAIN
 
 
+def _taken(pending: deque[_Write]) -> list[_Write]:
+    """Every write queued now, taken from the queue in order (appends meanwhile stay queued:
+    only one taker at a time, the flushing task or the writer thread)."""
+    popleft = pending.popleft
+    return [popleft() for _ in range(len(pending))]
+
+
+def _settle_batch(batch: list[_Write], outcome: list[BaseException | None] | BaseException) -> None:
+    """Tell each write of a batch its outcome (in the event loop)."""
+    if isinstance(outcome, BaseException):
+        for write in batch:
+            _settle(write.done, outcome)
+    else:
+        for write, one in zip(batch, outcome, strict=True):
+            _settle(write.done, one)
+
+
 def _settle(done: asyncio.Future[None], error: BaseException | None) -> None:
     if done.done():
         return
@@ -322,6 +341,67 @@ def _sqlite_sync_engine(url: str, begin: Callable[[Any], None], **options: Any) 
     return engine
 
 
+def _driver_plan(batch: list[_Write], dialect: Any) -> list[tuple[str, list[Any]]] | None:
+    """The batch as the driver's statements, each with its parameter rows (each step of a run
+    of writes of one shape once, as :func:`_run_many_sync` runs it); None when one of them
+    needs SQLAlchemy's own execution. Raises :class:`StoreError` when a row lacks a value."""
+    plan: list[tuple[str, list[Any]]] = []
+    for group in _same_shape(batch):
+        first = group[0]
+        for index, step in enumerate(first.steps):
+            if len(group) == 1:
+                rows = step.rows
+            else:
+                rows = [row for write in group for row in write.steps[index].rows]
+            prepared = _prepared(step.statement, dialect, rows)
+            if prepared is None:
+                return None
+            plan.append((prepared.sql, prepared.params(rows)))
+    return plan
+
+
+class _Hooks:
+    """What SQLAlchemy does around the driver's calls that the driver's way still does: the
+    engine's ``before_cursor_execute`` and ``commit`` listeners called (nothing when there are
+    none), and the driver's errors raised as SQLAlchemy's exceptions, naming the statement."""
+
+    __slots__ = ("conn", "dispatch", "engine", "params", "sql")
+
+    def __init__(self, engine: Engine, conn: Connection) -> None:
+        self.engine, self.conn, self.dispatch = engine, conn, engine.dispatch
+        #: the statement running (None: the commit)
+        self.sql: str | None = None
+        self.params: Any = None
+
+    def execute(self, cursor: sqlite3.Cursor, sql: str, params: list[Any]) -> None:
+        self.sql, self.params = sql, params
+        listeners = self.dispatch.before_cursor_execute
+        if listeners:
+            for listener in listeners:
+                listener(self.conn, cursor, sql, params, None, True)
+        cursor.executemany(sql, params)
+
+    def commit(self, cursor: sqlite3.Cursor) -> None:
+        self.sql, self.params = None, None
+        listeners = self.dispatch.commit
+        if listeners:
+            for listener in listeners:
+                listener(self.conn)
+        cursor.execute("COMMIT")
+
+    def error(self, exc: sqlite3.Error) -> BaseException:
+        """``exc`` as SQLAlchemy raises it (an ``IntegrityError`` for a constraint, ...)."""
+        return DBAPIError.instance(
+            self.sql,
+            self.params,
+            exc,
+            sqlite3.Error,
+            hide_parameters=self.engine.hide_parameters,
+            dialect=self.engine.dialect,
+            ismulti=self.sql is not None,
+        )
+
+
 class _BatchWriter:
     """SQLite's group-commit batches, each written whole in one thread of its own.
 
@@ -330,28 +410,75 @@ class _BatchWriter:
     the loop to come round: under load a batch of a few statements took many loop turns while
     the taps behind it queued. Here the whole batch (the transaction, every ``executemany``,
     the commit, and the retries of a refused batch) runs in one call to a thread that owns a
-    connection of its own (same pragmas, ``BEGIN IMMEDIATE``, ``synchronous=FULL``): one hop
-    there and one back per batch.
+    connection of its own (same pragmas, ``BEGIN IMMEDIATE``, ``synchronous=FULL``); and the
+    thread takes the next batch from the queue itself (:meth:`drain`): one hop there while
+    writes keep coming, and one call back per batch with its outcome.
+
+    A batch whose statements are all prepared ones (:func:`_prepared`: every write of the
+    moves) runs on that connection's ``sqlite3`` connection itself (:meth:`_write_driver`):
+    ``BEGIN IMMEDIATE``, one ``executemany`` per step, ``COMMIT``, without SQLAlchemy's
+    execution contexts, results and transaction objects around each (at 1,000 taps a second
+    most batches hold a tap or two, and those layers cost more than the statements). It keeps
+    every promise of the SQLAlchemy way, which still writes the other batches: a refused write
+    found in SAVEPOINTs and only it refused, errors raised as SQLAlchemy's exceptions (an
+    ``IntegrityError`` is still one), a connection that failed replaced, and the engine's
+    ``before_cursor_execute`` and ``commit`` listeners called as SQLAlchemy calls them.
     """
 
     def __init__(self, url: str) -> None:
         self.engine = _sqlite_sync_engine(url, _sqlite_begin)
         self.thread = ThreadPoolExecutor(1, thread_name_prefix="heartsuit-writes")
         self._conn: Connection | None = None
+        #: the driver's connection under ``_conn``, and a cursor on it (None: not yet asked)
+        self._raw: sqlite3.Connection | None = None
+        self._cursor: sqlite3.Cursor | None = None
 
-    async def write(self, batch: list[_Write]) -> list[BaseException | None]:
-        return await asyncio.get_running_loop().run_in_executor(self.thread, self._write, batch)
+    async def drain(self, pending: deque[_Write], stop: Callable[[], bool]) -> None:
+        """Write the queued writes, batch after batch, in the writer thread, until ``pending``
+        is empty or ``stop()``; each batch's writes are settled as it is committed.
+
+        The thread takes the next batch itself: it does not wait for the event loop to hear of
+        the last commit and hand it the next (a turn of a busy loop, every batch). Each batch's
+        outcome goes back to the loop with ``call_soon_threadsafe``, in order, so every write
+        of the drain is settled before this returns."""
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self.thread, self._drain, loop, pending, stop)
+
+    def _drain(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        pending: deque[_Write],
+        stop: Callable[[], bool],
+    ) -> None:
+        while pending and not stop():
+            batch = _taken(pending)
+            outcome: list[BaseException | None] | BaseException
+            try:
+                outcome = self._write(batch)
+            except BaseException as exc:
+                outcome = exc
+            try:
+                loop.call_soon_threadsafe(_settle_batch, batch, outcome)
+            except RuntimeError:  # the loop is closed: nobody is waiting any more
+                return
+            if isinstance(outcome, BaseException) and not isinstance(outcome, Exception):
+                raise outcome
 
     async def close(self) -> None:
         await asyncio.get_running_loop().run_in_executor(self.thread, self._close)
         self.thread.shutdown(wait=True)
 
     def _close(self) -> None:
-        if self._conn is not None:
-            with contextlib.suppress(Exception):
-                self._conn.close()
-            self._conn = None
+        self._discard()
         self.engine.dispose()
+
+    def _discard(self) -> None:
+        """Close the thread's connection (rolling back what it left open): the next batch
+        starts on a fresh one."""
+        conn, self._conn, self._raw, self._cursor = self._conn, None, None, None
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                conn.close()
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[Connection]:
@@ -363,14 +490,82 @@ class _BatchWriter:
             with conn.begin():
                 yield conn
         except BaseException:
-            self._conn = None
-            with contextlib.suppress(Exception):
-                conn.close()
+            self._discard()
             raise
 
     def _write(self, batch: list[_Write]) -> list[BaseException | None]:
         """Each write's outcome (None: committed), as :meth:`Database._write_batch` says; raises
         when no write of the batch was kept."""
+        plan = _driver_plan(batch, self.engine.dialect)
+        if plan is None:
+            return self._write_engine(batch)
+        try:
+            return self._write_driver(batch, plan)
+        except DBAPIError as exc:
+            if not _written_again(exc):
+                raise
+            # aborted for a deadlock (only ever a listener's doing on SQLite): nothing of it
+            # was committed
+            return self._one_at_a_time(batch)
+
+    # --- the driver's way: prepared statements on the sqlite3 connection ---
+
+    def _driver(self) -> tuple[Connection, sqlite3.Cursor]:
+        """The thread's connection and a cursor on its driver connection (a fresh one after a
+        failure)."""
+        conn, cursor = self._conn, self._cursor
+        if conn is None:
+            conn = self._conn = self.engine.connect()
+        if cursor is None:
+            raw = conn.connection.dbapi_connection
+            assert isinstance(raw, sqlite3.Connection)
+            self._raw, cursor = raw, raw.cursor()
+            self._cursor = cursor
+        return conn, cursor
+
+    def _write_driver(
+        self, batch: list[_Write], plan: list[tuple[str, list[Any]]]
+    ) -> list[BaseException | None]:
+        conn, cursor = self._driver()
+        hooks = _Hooks(self.engine, conn)
+        try:
+            try:
+                cursor.execute("BEGIN IMMEDIATE")
+                for sql, params in plan:
+                    hooks.execute(cursor, sql, params)
+                hooks.commit(cursor)
+                return [None] * len(batch)
+            except sqlite3.IntegrityError:
+                if cursor.connection.in_transaction:  # (a constraint may have ended it)
+                    cursor.execute("ROLLBACK")
+            # someone's write is refused: find whose, and commit the others
+            alone = [_driver_plan([write], self.engine.dialect) for write in batch]
+            if any(steps is None for steps in alone):
+                return self._refused_engine(batch)  # as it is written otherwise
+            outcomes: list[BaseException | None] = [None] * len(batch)
+            cursor.execute("BEGIN IMMEDIATE")
+            for index, steps in enumerate(alone):
+                assert steps is not None
+                cursor.execute("SAVEPOINT heartsuit_write")
+                try:
+                    for sql, params in steps:
+                        hooks.execute(cursor, sql, params)
+                except sqlite3.IntegrityError as conflict:
+                    cursor.execute("ROLLBACK TO SAVEPOINT heartsuit_write")
+                    outcomes[index] = hooks.error(conflict)
+                cursor.execute("RELEASE SAVEPOINT heartsuit_write")
+            hooks.commit(cursor)
+            return outcomes
+        except sqlite3.Error as exc:
+            self._discard()
+            raise hooks.error(exc) from exc
+        except BaseException:
+            self._discard()
+            raise
+
+    # --- SQLAlchemy's way: any statement ---
+
+    def _write_engine(self, batch: list[_Write]) -> list[BaseException | None]:
         outcomes: list[BaseException | None] = [None] * len(batch)
         try:
             try:
@@ -379,21 +574,25 @@ class _BatchWriter:
                         _run_many_sync(conn, group)
             except IntegrityError:
                 # someone's write is refused: find whose, and commit the others
-                refused: list[BaseException | None] = [None] * len(batch)
-                with self._transaction() as conn:
-                    for index, write in enumerate(batch):
-                        try:
-                            with conn.begin_nested():
-                                _run_sync(conn, write.steps)
-                        except IntegrityError as conflict:
-                            refused[index] = conflict
-                outcomes = refused
+                outcomes = self._refused_engine(batch)
         except DBAPIError as exc:
             if not _written_again(exc):
                 raise
             # aborted for a deadlock: nothing of it was committed
             outcomes = self._one_at_a_time(batch)
         return outcomes
+
+    def _refused_engine(self, batch: list[_Write]) -> list[BaseException | None]:
+        """The batch again, each write in a SAVEPOINT of its own: the refused ones' errors."""
+        refused: list[BaseException | None] = [None] * len(batch)
+        with self._transaction() as conn:
+            for index, write in enumerate(batch):
+                try:
+                    with conn.begin_nested():
+                        _run_sync(conn, write.steps)
+                except IntegrityError as conflict:
+                    refused[index] = conflict
+        return refused
 
     def _one_at_a_time(self, batch: list[_Write]) -> list[BaseException | None]:
         """As :meth:`Database._one_at_a_time`: each write alone, tried again when aborted."""
@@ -477,7 +676,11 @@ class Database:
         self._engine: AsyncEngine | None = None
         self._write_lock: asyncio.Lock | None = None
         #: writes waiting for the next batch, and the task writing batches
-        self._pending: list[_Write] = []
+        #: (a deque: on a SQLite file the writer thread takes them from it, see _BatchWriter.drain)
+        self._pending: deque[_Write] = deque()
+        #: how many writing() blocks wait for the write lock (the writer thread then stops
+        #: draining the queue and lets them have it)
+        self._blocks_waiting = 0
         self._flusher: asyncio.Task[None] | None = None
         self._writer_conn: AsyncConnection | None = None
         #: set while :meth:`close` runs: new writes are refused
@@ -598,8 +801,16 @@ class Database:
             async with engine.begin() as conn:
                 yield conn
             return
-        async with self._write_lock, self._writer(engine) as conn:
-            yield conn
+        self._blocks_waiting += 1
+        try:
+            await self._write_lock.acquire()
+        finally:
+            self._blocks_waiting -= 1
+        try:
+            async with self._writer(engine) as conn:
+                yield conn
+        finally:
+            self._write_lock.release()
 
     async def write(self, *steps: Step, key: Hashable | None = None) -> None:
         """Run ``steps`` in order as one atomic write, committed before this returns.
@@ -635,26 +846,19 @@ class Database:
     async def _flush(self, engine: AsyncEngine) -> None:
         while self._pending:
             if self._write_lock is None:
-                batch, self._pending = self._pending, []
-                await self._write_batch(engine, batch)
+                await self._write_batch(engine, _taken(self._pending))
                 continue
             async with self._write_lock:
-                batch, self._pending = self._pending, []
-                await self._write_batch(engine, batch)
+                if self._batches is not None:
+                    # the writer thread writes batch after batch, each taken from the queue
+                    # the moment the one before it is committed, until the queue is empty or
+                    # a writing() block waits for the lock
+                    await self._batches.drain(self._pending, lambda: self._blocks_waiting > 0)
+                else:
+                    await self._write_batch(engine, _taken(self._pending))
 
     async def _write_batch(self, engine: AsyncEngine, batch: list[_Write]) -> None:
-        if self._batches is not None:
-            try:
-                outcomes = await self._batches.write(batch)
-            except BaseException as exc:
-                for write in batch:
-                    _settle(write.done, exc)
-                if not isinstance(exc, Exception):
-                    raise
-            else:
-                for write, outcome in zip(batch, outcomes, strict=True):
-                    _settle(write.done, outcome)
-            return
+        """One batch through the async engine (PostgreSQL, an in-memory SQLite database)."""
         try:
             try:
                 async with self._writer(engine) as conn:
