@@ -242,11 +242,17 @@ async def _run(conn: AsyncConnection, steps: Sequence[Step]) -> None:
             await _execute(conn, step, step.rows)
 
 
+def _group_rows(group: list[_Write], index: int) -> Sequence[Mapping[str, Any]]:
+    """Step ``index``'s rows of every write of a run of one shape, in their order."""
+    if len(group) == 1:
+        return group[0].steps[index].rows
+    return [row for write in group for row in write.steps[index].rows]
+
+
 async def _run_many(conn: AsyncConnection, group: list[_Write]) -> None:
     """Writes of one shape: each step once, with the rows of every write in their order."""
     for index, step in enumerate(group[0].steps):
-        rows = [row for write in group for row in write.steps[index].rows]
-        await _execute(conn, step, rows)
+        await _execute(conn, step, _group_rows(group, index))
 
 
 def _run_sync(conn: Connection, steps: Sequence[Step]) -> None:
@@ -257,8 +263,7 @@ def _run_sync(conn: Connection, steps: Sequence[Step]) -> None:
 
 def _run_many_sync(conn: Connection, group: list[_Write]) -> None:
     for index, step in enumerate(group[0].steps):
-        rows = [row for write in group for row in write.steps[index].rows]
-        _execute_sync(conn, step, rows)
+        _execute_sync(conn, step, _group_rows(group, index))
 
 
 def _same_shape(batch: list[_Write]) -> list[list[_Write]]:
@@ -347,12 +352,8 @@ def _driver_plan(batch: list[_Write], dialect: Any) -> list[tuple[str, list[Any]
     needs SQLAlchemy's own execution. Raises :class:`StoreError` when a row lacks a value."""
     plan: list[tuple[str, list[Any]]] = []
     for group in _same_shape(batch):
-        first = group[0]
-        for index, step in enumerate(first.steps):
-            if len(group) == 1:
-                rows = step.rows
-            else:
-                rows = [row for write in group for row in write.steps[index].rows]
+        for index, step in enumerate(group[0].steps):
+            rows = _group_rows(group, index)
             prepared = _prepared(step.statement, dialect, rows)
             if prepared is None:
                 return None

@@ -289,20 +289,19 @@ class HeartsSession:
         """:meth:`_push` through :meth:`Context.send_now`; False, having changed nothing (what
         counts as sent is put back), when the frame cannot be written at once."""
         before = held.seen, held.shown, held.looking
-        frame = self._patch(live)
-        if frame is None:
-            frame = self._frame(live, self._seen(live))
-        if self.link.send_now(frame):
+        if self.link.send_now(self._next(live)):
             return True
         held.seen, held.shown, held.looking = before
         return False
 
     async def _push(self, live: LiveTable) -> None:
+        await self.link.send(self._next(live), None)
+
+    def _next(self, live: LiveTable) -> Encoded:
+        """What this socket is sent of ``live`` next: a patch when one will do, else the whole
+        state (either counts as sent from now on)."""
         patch = self._patch(live)
-        if patch is not None:
-            await self.link.send(patch, None)
-            return
-        await self.link.send(self._frame(live, self._seen(live)), None)
+        return patch if patch is not None else self._frame(live, self._seen(live))
 
     def _patch(self, live: LiveTable) -> Encoded | None:
         """A ``hearts.patch`` from the last state sent to this one, when one will do: the
@@ -334,11 +333,7 @@ class HeartsSession:
     async def _reply(self, live: LiveTable, req: int | None) -> None:
         """The answer to this socket's intent: a patch when one will do (the socket acted on
         the version before, e.g. played a card within a trick), else the whole state."""
-        patch = self._patch(live)
-        if patch is not None:
-            await self.link.send(patch, req)
-            return
-        await self.link.send(self._frame(live, self._seen(live)), req)
+        await self.link.send(self._next(live), req)
 
     def _seen(self, live: LiveTable) -> int | None:
         held = self._tables.get(live.record.id)
