@@ -24,7 +24,12 @@ from websockets.extensions.permessage_deflate import ClientPerMessageDeflateFact
 from websockets.frames import Frame, Opcode
 from websockets.uri import parse_uri
 
-from heartsuit.server.transport import SEND_NOW, websocket_protocol
+from heartsuit.server.transport import (
+    COMPRESS_FROM_BYTES,
+    SEND_NOW,
+    SmallMessagesPlain,
+    websocket_protocol,
+)
 
 App = Callable[[Any, Any, Any], Awaitable[None]]
 
@@ -65,7 +70,7 @@ class FakeTransport(asyncio.Transport):
 class Peer:
     """A client on one server-side protocol object."""
 
-    def __init__(self, app: App, **options: Any) -> None:
+    def __init__(self, app: App, *, deflate: bool = True, **options: Any) -> None:
         config = uvicorn.Config(app, log_level="warning", **options)
         config.ws = websocket_protocol(send_buffer_bytes=65536, send_stall_s=30.0)
         config.load()
@@ -73,7 +78,8 @@ class Peer:
         self.proto: Any = config.ws(config=config, server_state=ServerState(), app_state={})
         self.proto.connection_made(self.transport)
         self.ws = ClientProtocol(
-            parse_uri("ws://127.0.0.1:8000/ws"), extensions=[ClientPerMessageDeflateFactory()]
+            parse_uri("ws://127.0.0.1:8000/ws"),
+            extensions=[ClientPerMessageDeflateFactory()] if deflate else None,
         )
         self.frames: list[Frame] = []
 
@@ -205,6 +211,68 @@ def test_a_silent_peer_that_answers_pings_keeps_its_socket() -> None:
         peer.say("still here")
         await asyncio.sleep(0.05)
         assert [f.data for f in peer.read() if f.opcode is Opcode.TEXT] == [b"echo still here"]
+
+    asyncio.run(main())
+
+
+def _written(peer: Peer) -> list[tuple[bool, int, str]]:
+    """Each frame the server wrote since the last read: whether it was compressed (its RSV1
+    bit), its length on the wire, and its text as the client read it."""
+    raw = [bytes(chunk) for chunk in peer.transport.out]
+    frames = [f for f in peer.read() if f.opcode is Opcode.TEXT]
+    assert len(raw) == len(frames)  # one write per frame here
+    return [
+        (bool(chunk[0] & 0x40), len(chunk), bytes(f.data).decode())
+        for chunk, f in zip(raw, frames, strict=True)
+    ]
+
+
+def test_short_messages_go_uncompressed_and_longer_ones_compressed() -> None:
+    """On a socket that agreed to permessage-deflate, a message shorter than
+    COMPRESS_FROM_BYTES is sent as it is (RSV1 unset) and a longer one compressed; mixed, with
+    the compressor's context kept from one long message to the next, the client reads every
+    one right."""
+
+    async def main() -> None:
+        scopes: list[Any] = []
+        peer = Peer(echo(scopes))
+        await peer.open()
+        (agreed,) = peer.proto.conn.extensions
+        assert type(agreed) is SmallMessagesPlain and not agreed.local_no_context_takeover
+        send_now = scopes[0]["extensions"][SEND_NOW]["send_text"]
+        just_short = "♥" + "x" * (COMPRESS_FROM_BYTES - 4)  # (♥ is 3 bytes)
+        just_long = just_short + "x"
+        long = '{"type":"hearts.state","hand":["2C","3C","4C"]}' * 100
+        for text in (just_short, just_long, "hi ♥", long, just_short, long):
+            assert send_now(text.encode()) is True
+            ((compressed, size, read),) = _written(peer)
+            assert read == text
+            assert compressed == (len(text.encode()) >= COMPRESS_FROM_BYTES), len(text)
+            if compressed:
+                assert size < len(text.encode()) / 4
+            else:
+                assert size > len(text.encode())  # the text and the frame's head
+        # the ASGI send goes the same way
+        peer.say("y" * 2000)
+        peer.say("hi")
+        await asyncio.sleep(0.05)
+        assert [(c, t) for c, _, t in _written(peer)] == [
+            (True, "echo " + "y" * 2000),
+            (False, "echo hi"),
+        ]
+
+    asyncio.run(main())
+
+
+def test_a_client_that_does_not_offer_compression_gets_every_message_plain() -> None:
+    async def main() -> None:
+        scopes: list[Any] = []
+        peer = Peer(echo(scopes), deflate=False)
+        await peer.open()
+        assert peer.proto.conn.extensions == []
+        send_now = scopes[0]["extensions"][SEND_NOW]["send_text"]
+        assert send_now(b"z" * 5000) is True
+        assert [(c, t) for c, _, t in _written(peer)] == [(False, "z" * 5000)]
 
     asyncio.run(main())
 
