@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import copy
 import random
+import re
 import sqlite3
 import threading
 import time
@@ -346,18 +347,101 @@ def _sqlite_sync_engine(url: str, begin: Callable[[Any], None], **options: Any) 
     return engine
 
 
-def _driver_plan(batch: list[_Write], dialect: Any) -> list[tuple[str, list[Any]]] | None:
-    """The batch as the driver's statements, each with its parameter rows (each step of a run
-    of writes of one shape once, as :func:`_run_many_sync` runs it); None when one of them
-    needs SQLAlchemy's own execution. Raises :class:`StoreError` when a row lacks a value."""
-    plan: list[tuple[str, list[Any]]] = []
+#: on SQLite, the rows of an INSERT in a batch are written by statements of many rows each
+#: (``VALUES (...), (...)``), of at most this many rows, in sizes that are powers of two (so a
+#: few texts are prepared, whatever the batch): each row of an ``executemany`` is a call into
+#: SQLite that lets the GIL go and must then get it back from a busy event loop, and under load
+#: a batch of a few hundred rows spent most of its time waiting for it (docs/site.md, "Writes:
+#: group commit")
+ROWS_PER_INSERT = 64
+
+#: a statement of the driver's plan: its SQL, its parameters (a list of rows for an
+#: ``executemany``, else one row's), and whether it is an ``executemany``
+_Planned = tuple[str, list[Any], bool]
+
+
+class _Inserts:
+    """An INSERT of one row (``... VALUES (:a, :b) ...``, named parameters only in its
+    VALUES) as INSERTs of many (``... VALUES (?, ?), (?, ?) ...``)."""
+
+    __slots__ = ("fixed", "head", "names", "tail", "texts")
+
+    def __init__(self, head: str, names: tuple[str, ...], tail: str, fixed: Mapping[str, Any]):
+        self.head, self.names, self.tail, self.fixed = head, names, tail, fixed
+        self.texts: dict[int, str] = {}
+
+    @staticmethod
+    def of(prepared: _Prepared) -> _Inserts | None:
+        """For an INSERT whose parameters are all in its one VALUES group; else None."""
+        if not prepared.named:
+            return None
+        match = _ONE_ROW_INSERT.fullmatch(prepared.sql)
+        if match is None:
+            return None
+        names = tuple(name.strip()[1:] for name in match["values"].split(","))
+        return _Inserts(match["head"], names, match["tail"], prepared.fixed)
+
+    def plan(self, rows: list[Any]) -> list[_Planned]:
+        """``rows`` (the driver's rows, dicts) as statements of many rows each."""
+        planned: list[_Planned] = []
+        names, fixed = self.names, self.fixed
+        # (older SQLite takes at most 999 parameters in a statement)
+        most = min(ROWS_PER_INSERT, 1 << ((999 // len(names)).bit_length() - 1))
+        start = 0
+        while start < len(rows):
+            size = min(most, 1 << ((len(rows) - start).bit_length() - 1))
+            chunk = rows[start : start + size]
+            start += size
+            flat = [row[n] if n in row else fixed[n] for row in chunk for n in names]
+            planned.append((self.sql(size), flat, False))
+        return planned
+
+    def sql(self, size: int) -> str:
+        text = self.texts.get(size)
+        if text is None:
+            group = "(" + ", ".join("?" * len(self.names)) + ")"
+            text = self.texts[size] = f"{self.head}VALUES {', '.join([group] * size)}{self.tail}"
+        return text
+
+
+#: an INSERT of one row as SQLAlchemy writes it for SQLite with named parameters: what comes
+#: before VALUES, the group of parameters, and what follows it (without any parameter)
+_ONE_ROW_INSERT = re.compile(
+    r"(?P<head>INSERT INTO [^:?]*? )VALUES \((?P<values>:\w+(?:, :\w+)*)\)(?P<tail>[^:?]*)",
+    re.DOTALL,
+)
+
+#: id of a prepared statement -> it as INSERTs of many rows, or None when it is not such
+_INSERTS: dict[int, tuple[_Prepared, _Inserts | None]] = {}
+
+
+def _inserts(prepared: _Prepared) -> _Inserts | None:
+    found = _INSERTS.get(id(prepared))
+    if found is None or found[0] is not prepared:
+        if len(_INSERTS) > 1024:
+            _INSERTS.clear()
+        found = _INSERTS[id(prepared)] = (prepared, _Inserts.of(prepared))
+    return found[1]
+
+
+def _driver_plan(batch: list[_Write], dialect: Any) -> list[_Planned] | None:
+    """The batch as the driver's statements (each step of a run of writes of one shape once,
+    as :func:`_run_many_sync` runs it: an ``executemany`` of its rows, or for an INSERT of
+    several rows statements of many rows each); None when one of them needs SQLAlchemy's own
+    execution. Raises :class:`StoreError` when a row lacks a value."""
+    plan: list[_Planned] = []
     for group in _same_shape(batch):
         for index, step in enumerate(group[0].steps):
             rows = _group_rows(group, index)
             prepared = _prepared(step.statement, dialect, rows)
             if prepared is None:
                 return None
-            plan.append((prepared.sql, prepared.params(rows)))
+            params = prepared.params(rows)
+            inserts = _inserts(prepared) if len(params) > 1 else None
+            if inserts is None:
+                plan.append((prepared.sql, params, True))
+            else:
+                plan.extend(inserts.plan(params))
     return plan
 
 
@@ -366,21 +450,25 @@ class _Hooks:
     engine's ``before_cursor_execute`` and ``commit`` listeners called (nothing when there are
     none), and the driver's errors raised as SQLAlchemy's exceptions, naming the statement."""
 
-    __slots__ = ("conn", "dispatch", "engine", "params", "sql")
+    __slots__ = ("conn", "dispatch", "engine", "many", "params", "sql")
 
     def __init__(self, engine: Engine, conn: Connection) -> None:
         self.engine, self.conn, self.dispatch = engine, conn, engine.dispatch
         #: the statement running (None: the commit)
         self.sql: str | None = None
         self.params: Any = None
+        self.many = True
 
-    def execute(self, cursor: sqlite3.Cursor, sql: str, params: list[Any]) -> None:
-        self.sql, self.params = sql, params
+    def execute(self, cursor: sqlite3.Cursor, sql: str, params: list[Any], many: bool) -> None:
+        self.sql, self.params, self.many = sql, params, many
         listeners = self.dispatch.before_cursor_execute
         if listeners:
             for listener in listeners:
-                listener(self.conn, cursor, sql, params, None, True)
-        cursor.executemany(sql, params)
+                listener(self.conn, cursor, sql, params, None, many)
+        if many:
+            cursor.executemany(sql, params)
+        else:
+            cursor.execute(sql, params)
 
     def commit(self, cursor: sqlite3.Cursor) -> None:
         self.sql, self.params = None, None
@@ -399,7 +487,7 @@ class _Hooks:
             sqlite3.Error,
             hide_parameters=self.engine.hide_parameters,
             dialect=self.engine.dialect,
-            ismulti=self.sql is not None,
+            ismulti=self.sql is not None and self.many,
         )
 
 
@@ -525,15 +613,15 @@ class _BatchWriter:
         return conn, cursor
 
     def _write_driver(
-        self, batch: list[_Write], plan: list[tuple[str, list[Any]]]
+        self, batch: list[_Write], plan: list[_Planned]
     ) -> list[BaseException | None]:
         conn, cursor = self._driver()
         hooks = _Hooks(self.engine, conn)
         try:
             try:
                 cursor.execute("BEGIN IMMEDIATE")
-                for sql, params in plan:
-                    hooks.execute(cursor, sql, params)
+                for sql, params, many in plan:
+                    hooks.execute(cursor, sql, params, many)
                 hooks.commit(cursor)
                 return [None] * len(batch)
             except sqlite3.IntegrityError:
@@ -549,8 +637,8 @@ class _BatchWriter:
                 assert steps is not None
                 cursor.execute("SAVEPOINT heartsuit_write")
                 try:
-                    for sql, params in steps:
-                        hooks.execute(cursor, sql, params)
+                    for sql, params, many in steps:
+                        hooks.execute(cursor, sql, params, many)
                 except sqlite3.IntegrityError as conflict:
                     cursor.execute("ROLLBACK TO SAVEPOINT heartsuit_write")
                     outcomes[index] = hooks.error(conflict)
