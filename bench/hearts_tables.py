@@ -724,34 +724,36 @@ async def one_run(args: argparse.Namespace, server: Servers, tables: int, seed: 
     stop = asyncio.Event()
     probes: list[float] = []
     probe_task = asyncio.get_running_loop().create_task(probe(server.port, stop, probes))
-    await asyncio.sleep(args.warmup)
-    profiler = None
-    if args.profile:
-        pace = "max" if args.think[1] <= 0 else "think"
-        out = Path(args.profile) / f"{args.kind}-{tables}-{pace}-{seed}.txt"
-        out.parent.mkdir(parents=True, exist_ok=True)
-        profiler = subprocess.Popen(
-            [
-                shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy"),
-                "record",
-                "-p",
-                str(server.pid),
-                "-d",
-                str(int(args.seconds)),
-                "-r",
-                "200",
-                "-f",
-                "raw",
-                "-o",
-                str(out),
-                "--nonblocking",
-                "--gil",  # only what holds the GIL: work, not threads waiting for it
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-    probes.clear()
+    # the client's collector is off from here (its own collection of everything set up, a
+    # pause of the client's loop, comes before the warm-up, not at the window's start)
     with collector_paused():
+        await asyncio.sleep(args.warmup)
+        profiler = None
+        if args.profile:
+            pace = "max" if args.think[1] <= 0 else "think"
+            out = Path(args.profile) / f"{args.kind}-{tables}-{pace}-{seed}.txt"
+            out.parent.mkdir(parents=True, exist_ok=True)
+            profiler = subprocess.Popen(
+                [
+                    shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy"),
+                    "record",
+                    "-p",
+                    str(server.pid),
+                    "-d",
+                    str(int(args.seconds)),
+                    "-r",
+                    "200",
+                    "-f",
+                    "raw",
+                    "-o",
+                    str(out),
+                    "--nonblocking",
+                    "--gil",  # only what holds the GIL: work, not threads waiting for it
+                ],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        probes.clear()
         lag = LoopLag()
         cpu0, client0, versions0 = server.cpu_seconds(), client_cpu_seconds(), load.versions()
         now, wall = time.perf_counter(), time.time()
