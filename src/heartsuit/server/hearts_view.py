@@ -199,13 +199,15 @@ class _Kept:
     tricks: tuple[Match, int, list[str]] | None = None
     #: the table's rules and their text
     rules: tuple[Rules, str] | None = None
-    #: the public part (without its rules) and who is awaited, at this version (once made)
-    public: tuple[dict[str, Any], tuple[int, ...]] | None = None
+    #: the public part (without its rules), each field as JSON text, and who is awaited, at
+    #: this version (once made). Text, not the values: a dict of strings is not tracked by the
+    #: garbage collector, and every table's newest public part is young when a collection
+    #: comes (docs/bench-hearts.md, "Session 11")
+    public: tuple[dict[str, str], tuple[int, ...]] | None = None
     #: the same at the version before, when this copy of the table was kept at it
-    before: tuple[dict[str, Any], tuple[int, ...]] | None = None
-    #: seat 0's view at this version and its dict (see _view_dict), made with ``public``
+    before: tuple[dict[str, str], tuple[int, ...]] | None = None
+    #: seat 0's view at this version, made with ``public``
     seat0: SeatView | None = None
-    base: dict[str, Any] | None = None
     #: the seat views made at this version, by seat (each made once, whoever shows it)
     views: dict[int, SeatView] = field(default_factory=dict)
     #: per seat, what a frame or a patch to this version writes of the seat's own (its view,
@@ -345,7 +347,7 @@ class StateFrames:
             kept = self._tables[table_id] = _Kept(live, live.version)
         elif kept.version != live.version:
             kept.before = kept.public if kept.version == live.version - 1 else None
-            kept.public = kept.seat0 = kept.base = None
+            kept.public = kept.seat0 = None
             kept.version = live.version
             kept.parts = {}
             kept.segments = []
@@ -453,8 +455,9 @@ def _shared(kept: _Kept, live: LiveTable) -> dict[str, str]:
     public, awaited = _public(kept, live)
     awaiting = list(awaited)
     over = Over(winners=list(match.winners)) if match.is_over else None
-    assert kept.seat0 is not None and kept.base is not None
-    seat0, base = kept.seat0, kept.base
+    seat0 = kept.seat0
+    assert seat0 is not None
+    base = _view_dict(seat0)
     rules = _rules_json(kept, seat0)
     # every seat's own view shares these fields (the rules, the tricks, the scores...): each
     # is encoded once here, and a seat's view adds only its private fields to them; the
@@ -472,7 +475,7 @@ def _shared(kept: _Kept, live: LiveTable) -> dict[str, str]:
         # any seat's view with its private fields removed: seat 0's, as table_state does
         # when it shows no hand; the rules are its first field (the seat before them is
         # private), written from their kept text
-        "public": '{"rules":' + rules + "," + _json(public)[1:],
+        "public": '{"rules":' + rules + "," + _object_json(public)[1:],
         "sheet": kept.sheet[2],
         "over": _json(over.model_dump(mode="json")) if over is not None else "null",
     }
@@ -524,7 +527,7 @@ def _view_dict(view: SeatView) -> dict[str, Any]:
     }
 
 
-def _public(kept: _Kept, live: LiveTable) -> tuple[dict[str, Any], tuple[int, ...]]:
+def _public(kept: _Kept, live: LiveTable) -> tuple[dict[str, str], tuple[int, ...]]:
     """``public_part(view, awaiting)`` without its rules (seat 0's view, as
     :func:`table_state` uses when it shows no hand) and who is awaited, made once per version
     and kept for the next version's patches (with the view and its dict, for the whole
@@ -534,9 +537,14 @@ def _public(kept: _Kept, live: LiveTable) -> tuple[dict[str, Any], tuple[int, ..
         assert match is not None
         awaiting = tuple(live.awaiting())
         seat0 = kept.seat0 = _view_of(kept, match, 0)
-        base = kept.base = _view_dict(seat0)
-        kept.public = (_public_dict(base, seat0, awaiting), awaiting)
+        public = _public_dict(_view_dict(seat0), seat0, awaiting)
+        kept.public = ({key: _json(value) for key, value in public.items()}, awaiting)
     return kept.public
+
+
+def _object_json(fields: dict[str, str]) -> str:
+    """The JSON object of ``fields`` (each value JSON text already), as ``_json`` writes it."""
+    return "{" + ",".join([f"{_json(key)}:{text}" for key, text in fields.items()]) + "}"
 
 
 def _view_of(kept: _Kept, match: Match, seat: int) -> SeatView:
@@ -550,8 +558,8 @@ def _view_of(kept: _Kept, match: Match, seat: int) -> SeatView:
 def _patch_text(
     kept: _Kept,
     live: LiveTable,
-    before: tuple[dict[str, Any], tuple[int, ...]],
-    now: tuple[dict[str, Any], tuple[int, ...]],
+    before: tuple[dict[str, str], tuple[int, ...]],
+    now: tuple[dict[str, str], tuple[int, ...]],
 ) -> str | None:
     """The text every socket's ``hearts.patch`` to this version starts with (without its
     closing brace), or None when the step changed more than :data:`PATCHED_FIELDS`."""
@@ -562,7 +570,7 @@ def _patch_text(
     if not changed.keys() <= PATCHED_FIELDS:
         return None
     if ("last_trick" in changed or "tricks_played" in changed) and (
-        new["tricks_played"] != old["tricks_played"] + 1 or new["last_trick"] is None
+        int(new["tricks_played"]) != int(old["tricks_played"]) + 1 or new["last_trick"] == "null"
     ):
         return None  # one trick more (a client adds the last one to its view's tricks)
     events = live.events_since(live.version - 1)
@@ -571,7 +579,7 @@ def _patch_text(
     return (
         f'{{"type":"hearts.patch","table":{_json(live.record.id)},'
         f'"version":{live.version},"awaiting":{_json(list(now[1]))},'
-        f'"public":{_json(changed)},"events":{_json(events)}'
+        f'"public":{_object_json(changed)},"events":{_json(events)}'
     )
 
 
