@@ -118,8 +118,11 @@ def test_events_since_a_version_and_a_resync_when_forgotten() -> None:
     assert live.events_since(1) == [{"type": "passed", "seat": 0}]
     assert live.events_since(None) is None
     assert live.events_since(live.version + 3) is None
+    assert live.events_json_since(1) == '[{"type":"passed","seat":0}]'
+    assert live.events_json_since(live.version) == "[]"
+    assert live.events_json_since(None) is None
     live.recent.clear()
-    live.recent.append((live.version, []))
+    live.recent.append((live.version, ""))
     assert live.events_since(0) is None
 
 

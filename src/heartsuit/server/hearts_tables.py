@@ -25,6 +25,7 @@ and :meth:`LiveTable.is_stale` decides whether what happened since changes the i
 from __future__ import annotations
 
 import hashlib
+import json
 import secrets
 from collections import deque
 from collections.abc import Sequence
@@ -42,6 +43,9 @@ EntryKind = Literal["start", "action", "seat", "rematch"]
 
 #: how many recent versions' public events a table remembers for reconnecting pages
 RECENT_VERSIONS = 256
+
+#: how events are written as JSON (as protocol.encode writes them)
+_EVENTS_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 #: invite codes: 8 letters and digits without look-alikes (0/O, 1/I/L): 31^8 ≈ 8.5e11
 INVITE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 INVITE_LENGTH = 8
@@ -128,10 +132,11 @@ class LiveTable:
     match_no: int = 0
     #: per entry: (kind, seat of an action, whether it was a pass) — what staleness needs
     history: list[tuple[EntryKind, int | None, bool]] = field(default_factory=list)
-    #: (version after the entry, the public events it caused), most recent last
-    recent: deque[tuple[int, list[dict[str, Any]]]] = field(
-        default_factory=lambda: deque(maxlen=RECENT_VERSIONS)
-    )
+    #: (version after the entry, the public events it caused as JSON: the items of a list,
+    #: without its brackets), most recent last. Text, not the dicts: a table keeps 256 versions
+    #: of them, and text is nothing the garbage collector walks (docs/bench-hearts.md,
+    #: "Session 11")
+    recent: deque[tuple[int, str]] = field(default_factory=lambda: deque(maxlen=RECENT_VERSIONS))
     #: (version, :meth:`facts` at it): made once per version, for every socket at the table
     _facts: tuple[int, tuple[Status, tuple[SeatRecord, ...], int, int | None]] | None = field(
         default=None, repr=False, compare=False
@@ -214,23 +219,26 @@ class LiveTable:
 
     def events_since(self, version: int | None) -> list[dict[str, Any]] | None:
         """The public events after ``version``, or None when they are no longer all known."""
+        text = self.events_json_since(version)
+        return None if text is None else list(json.loads(text))
+
+    def events_json_since(self, version: int | None) -> str | None:
+        """:meth:`events_since` as the JSON text of the list (how frames carry it)."""
         if version is None or version > self.version:
             return None
         if version == self.version:
-            return []
+            return "[]"
         if not self.recent or self.recent[0][0] > version + 1:
             return None
         # the versions in ``recent`` rise one by one: only its last entries are read (a
         # socket one version behind reads one, not the whole window)
-        newer: list[list[dict[str, Any]]] = []
+        newer: list[str] = []
         for after, events in reversed(self.recent):
             if after <= version:
                 break
-            newer.append(events)
-        out: list[dict[str, Any]] = []
-        for events in reversed(newer):
-            out.extend(events)
-        return out
+            if events:
+                newer.append(events)
+        return "[" + ",".join(reversed(newer)) + "]"
 
     # --- changes ----------------------------------------------------------------------------
 
@@ -280,7 +288,7 @@ class LiveTable:
             raise TableError(f"unknown log entry kind {entry.kind!r}")
         self.history.append((entry.kind, seat, was_pass))
         version = len(self.history)
-        self.recent.append((version, events))
+        self.recent.append((version, _EVENTS_ENCODER.encode(events)[1:-1]))
         r = self.record
         # replace(r, status=..., version=...), written out: this runs for every change
         self.record = TableRecord(

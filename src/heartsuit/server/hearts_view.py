@@ -573,13 +573,13 @@ def _patch_text(
         int(new["tricks_played"]) != int(old["tricks_played"]) + 1 or new["last_trick"] == "null"
     ):
         return None  # one trick more (a client adds the last one to its view's tricks)
-    events = live.events_since(live.version - 1)
+    events = live.events_json_since(live.version - 1)
     if events is None:
         return None
     return (
         f'{{"type":"hearts.patch","table":{_json(live.record.id)},'
         f'"version":{live.version},"awaiting":{_json(list(now[1]))},'
-        f'"public":{_object_json(changed)},"events":{_json(events)}'
+        f'"public":{_object_json(changed)},"events":{events}'
     )
 
 
@@ -664,5 +664,5 @@ def _view_json(view: SeatView, segments: list[tuple[str, bool]]) -> str:
 
 
 def _events(live: LiveTable, since: int | None) -> dict[str, str]:
-    events = live.events_since(since)
-    return {"events": _json(events or []), "resync": _json(events is None)}
+    events = live.events_json_since(since)
+    return {"events": events or "[]", "resync": _json(events is None)}
