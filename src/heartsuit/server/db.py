@@ -107,6 +107,9 @@ class _Prepared:
     processors: tuple[Any, ...]
     #: whether the driver takes named parameters (each row a dict)
     named: bool
+    #: on SQLite, an INSERT whose parameters are all in its VALUES as INSERTs of many rows
+    #: (:class:`_Inserts`); None for any other statement
+    inserts: _Inserts | None = None
 
     def params(self, rows: Sequence[Mapping[str, Any]]) -> list[Any]:
         """The rows as the driver's parameters (raises :class:`StoreError` when a row lacks
@@ -199,6 +202,7 @@ def _compile(statement: Executable, dialect: Any, keys: frozenset[str]) -> _Prep
         return None  # values the driver must be given converted: the positional way does it
     else:
         order = ()
+    named = not dialect.positional
     return _Prepared(
         statement,
         compiled.string,
@@ -206,7 +210,8 @@ def _compile(statement: Executable, dialect: Any, keys: frozenset[str]) -> _Prep
         fixed,
         frozenset(required),
         tuple(processors.get(name) for name in order),
-        named=not dialect.positional,
+        named=named,
+        inserts=_Inserts.of(compiled.string) if named else None,
     )
 
 
@@ -364,36 +369,34 @@ class _Inserts:
     """An INSERT of one row (``... VALUES (:a, :b) ...``, named parameters only in its
     VALUES) as INSERTs of many (``... VALUES (?, ?), (?, ?) ...``)."""
 
-    __slots__ = ("fixed", "head", "names", "tail", "texts")
+    __slots__ = ("head", "names", "tail", "texts")
 
-    def __init__(self, head: str, names: tuple[str, ...], tail: str, fixed: Mapping[str, Any]):
-        self.head, self.names, self.tail, self.fixed = head, names, tail, fixed
+    def __init__(self, head: str, names: tuple[str, ...], tail: str) -> None:
+        self.head, self.names, self.tail = head, names, tail
         self.texts: dict[int, str] = {}
 
     @staticmethod
-    def of(prepared: _Prepared) -> _Inserts | None:
+    def of(sql: str) -> _Inserts | None:
         """For an INSERT whose parameters are all in its one VALUES group; else None."""
-        if not prepared.named:
-            return None
-        match = _ONE_ROW_INSERT.fullmatch(prepared.sql)
+        match = _ONE_ROW_INSERT.fullmatch(sql)
         if match is None:
             return None
         names = tuple(name.strip()[1:] for name in match["values"].split(","))
-        return _Inserts(match["head"], names, match["tail"], prepared.fixed)
+        return _Inserts(match["head"], names, match["tail"])
 
     def plan(self, rows: list[Any]) -> list[_Planned]:
-        """``rows`` (the driver's rows, dicts) as statements of many rows each."""
+        """``rows`` (the driver's rows: dicts with every parameter, constants included, as
+        :meth:`_Prepared.params` gives them) as statements of many rows each."""
         planned: list[_Planned] = []
-        names, fixed = self.names, self.fixed
+        names = self.names
         # (older SQLite takes at most 999 parameters in a statement)
         most = min(ROWS_PER_INSERT, 1 << ((999 // len(names)).bit_length() - 1))
         start = 0
         while start < len(rows):
             size = min(most, 1 << ((len(rows) - start).bit_length() - 1))
-            chunk = rows[start : start + size]
-            start += size
-            flat = [row[n] if n in row else fixed[n] for row in chunk for n in names]
+            flat = [row[n] for row in rows[start : start + size] for n in names]
             planned.append((self.sql(size), flat, False))
+            start += size
         return planned
 
     def sql(self, size: int) -> str:
@@ -411,19 +414,6 @@ _ONE_ROW_INSERT = re.compile(
     re.DOTALL,
 )
 
-#: id of a prepared statement -> it as INSERTs of many rows, or None when it is not such
-_INSERTS: dict[int, tuple[_Prepared, _Inserts | None]] = {}
-
-
-def _inserts(prepared: _Prepared) -> _Inserts | None:
-    found = _INSERTS.get(id(prepared))
-    if found is None or found[0] is not prepared:
-        if len(_INSERTS) > 1024:
-            _INSERTS.clear()
-        found = _INSERTS[id(prepared)] = (prepared, _Inserts.of(prepared))
-    return found[1]
-
-
 def _driver_plan(batch: list[_Write], dialect: Any) -> list[_Planned] | None:
     """The batch as the driver's statements (each step of a run of writes of one shape once,
     as :func:`_run_many_sync` runs it: an ``executemany`` of its rows, or for an INSERT of
@@ -437,7 +427,7 @@ def _driver_plan(batch: list[_Write], dialect: Any) -> list[_Planned] | None:
             if prepared is None:
                 return None
             params = prepared.params(rows)
-            inserts = _inserts(prepared) if len(params) > 1 else None
+            inserts = prepared.inserts if len(params) > 1 else None
             if inserts is None:
                 plan.append((prepared.sql, params, True))
             else:

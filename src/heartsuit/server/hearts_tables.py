@@ -35,6 +35,7 @@ from typing import Any, Literal
 from heartsuit.hearts import Match, Rules
 from heartsuit.hearts.actions import Action, Pass, action_from_dict
 from heartsuit.hearts.codes import SEED_COUNT, format_code
+from heartsuit.server.protocol import json_text
 
 Mode = Literal["computer", "hotseat", "online"]
 Status = Literal["lobby", "playing", "over"]
@@ -44,8 +45,6 @@ EntryKind = Literal["start", "action", "seat", "rematch"]
 #: how many recent versions' public events a table remembers for reconnecting pages
 RECENT_VERSIONS = 256
 
-#: how events are written as JSON (as protocol.encode writes them)
-_EVENTS_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 #: invite codes: 8 letters and digits without look-alikes (0/O, 1/I/L): 31^8 ≈ 8.5e11
 INVITE_ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"
 INVITE_LENGTH = 8
@@ -288,7 +287,7 @@ class LiveTable:
             raise TableError(f"unknown log entry kind {entry.kind!r}")
         self.history.append((entry.kind, seat, was_pass))
         version = len(self.history)
-        self.recent.append((version, _EVENTS_ENCODER.encode(events)[1:-1]))
+        self.recent.append((version, json_text(events)[1:-1]))
         r = self.record
         # replace(r, status=..., version=...), written out: this runs for every change
         self.record = TableRecord(

@@ -10,7 +10,6 @@ the engine (``why_illegal``) for the cards of that one view.
 
 from __future__ import annotations
 
-import json
 from collections import OrderedDict
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
@@ -20,7 +19,7 @@ from heartsuit.cards import Card
 from heartsuit.hearts import Match, Rules, SeatView
 from heartsuit.server.hearts_protocol import HeartsState, Over, SeatInfo, Sheet, TableInfo
 from heartsuit.server.hearts_tables import LiveTable
-from heartsuit.server.protocol import Encoded
+from heartsuit.server.protocol import Encoded, json_text
 
 #: the fields of a seat view only its own seat may see
 PRIVATE_FIELDS = ("seat", "hand", "legal", "must_pass", "passed", "received")
@@ -174,9 +173,7 @@ def table_state(
 _OWN_FIELDS = frozenset({"you", "view", "illegal", "pass_to"})
 
 
-#: one encoder, the way protocol.encode writes (json.dumps with options makes one per call)
-_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
-_json = _ENCODER.encode
+_json = json_text
 
 
 @dataclass(slots=True)

@@ -230,6 +230,11 @@ class Encoded:
     text: str
 
 
+#: JSON as every frame is written (compact, UTF-8 kept): one encoder, made once (json.dumps
+#: with options makes one per call)
+json_text = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+
+
 def encode(message: Reply | Encoded, req: int | None = None) -> str:
     """The text frame of a server message; ``req`` is echoed only when the client sent one."""
     if isinstance(message, Encoded):
@@ -240,4 +245,4 @@ def encode(message: Reply | Encoded, req: int | None = None) -> str:
     data: Mapping[str, Any] = message.model_dump(mode="json")
     if req is not None:
         data = {**data, "req": req}
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return json_text(data)
