@@ -96,7 +96,7 @@ def test_the_deal_of_the_day_from_home_the_play_page_and_in_the_statistics(
     today = daily_code(day_of(time.time_ns() // 1_000_000), deal_is_winnable)
     page.set_viewport_size({"width": 360, "height": 740})
     page.goto(server.url + "/")
-    page.wait_for_selector("[data-daily-hint]:not([hidden])")
+    page.wait_for_selector("[data-daily-hint]:not(:empty)")
     check(page, "home with the deal of the day")
     screenshot(page, "daily-home-360")
     page.click("[data-daily]")

@@ -1,6 +1,7 @@
 """The pages around the game in a real browser: the examples player (controls in view, a distinct
 "next", the pair marked before it goes, place numbers), the statistics grid, the 404 page, the
-web-app manifest, and axe-core on each of them in both languages."""
+web-app manifest, the home page holding still while its figures arrive, and axe-core on each of
+them in both languages."""
 
 from __future__ import annotations
 
@@ -33,6 +34,35 @@ def test_the_examples_controls_are_above_the_fold(
             assert 0 < box <= height, (selector, box)
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     screenshot(page, f"examples-{width}-{lang}")
+
+
+#: the layout shifts Chromium recorded on the page so far (the Layout Instability API), each
+#: one's score, leaving out those right after the user's own input
+LAYOUT_SHIFTS = """() => new Promise(done => {
+  const shifts = [];
+  new PerformanceObserver(list => {
+    for (const entry of list.getEntries()) if (!entry.hadRecentInput) shifts.push(entry.value);
+  }).observe({ type: "layout-shift", buffered: true });
+  setTimeout(() => done(shifts), 200);
+})"""
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("width", [320, 360, 768, 1280])
+def test_the_home_page_does_not_move_when_the_deal_of_the_day_figures_arrive(
+    page: Any, server: ServerProcess, width: int, lang: str
+) -> None:
+    """The figures come over the WebSocket after the page is drawn; their lines are held from
+    the start, so "Play Hearts" below them is where it was when a new player reaches for it
+    (a shift there once sent a click of the browser tests past the button)."""
+    page.set_viewport_size({"width": width, "height": 800})
+    page.goto(f"{server.url}/?lang={lang}")
+    button = page.eval_on_selector("[data-hearts-play]", "e => e.getBoundingClientRect().top")
+    page.wait_for_selector("[data-daily-hint]:not(:empty)")
+    assert page.evaluate(LAYOUT_SHIFTS) == []
+    assert page.eval_on_selector("[data-hearts-play]", "e => e.getBoundingClientRect().top") == (
+        button
+    )
 
 
 def test_next_has_its_own_icon(page: Any, server: ServerProcess) -> None:

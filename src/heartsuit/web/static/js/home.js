@@ -45,8 +45,8 @@ const conn = new Connection({
       const parts = [t("home.daily_today", { players: daily.players, winners: daily.winners })];
       if (daily.won_today) parts.push(t("home.daily_won"));
       if (daily.streak > 0) parts.push(t("home.daily_streak", { n: daily.streak }));
+      // its lines are held from the first paint (site.css): nothing below it moves now
       dailyHint.textContent = parts.join(" ");
-      dailyHint.hidden = false;
     }
   },
 });
