@@ -203,10 +203,9 @@ class _Kept:
     public: tuple[dict[str, str], tuple[int, ...]] | None = None
     #: the same at the version before, when this copy of the table was kept at it
     before: tuple[dict[str, str], tuple[int, ...]] | None = None
-    #: seat 0's view at this version, made with ``public``
-    seat0: SeatView | None = None
-    #: the seat views made at this version, by seat (each made once, whoever shows it)
-    views: dict[int, SeatView] = field(default_factory=dict)
+    # (no seat views: each is made when a text of its seat is written, and is gone with the
+    # call. Kept for the version, four views a change with their cards' tuples outlived the
+    # young collection and were walked again and again: see docs/bench-hearts.md, "Session 12")
     #: per seat, what a frame or a patch to this version writes of the seat's own (its view,
     #: its illegal cards' reasons, whom it passes to), once written
     own: dict[tuple[str, int], Any] = field(default_factory=dict)
@@ -267,7 +266,7 @@ class StateFrames:
         if match is not None and view_seat is not None:
             written = kept.own.get(("state", view_seat))
             if written is None:
-                private = _view_of(kept, match, view_seat)
+                private = match.view(view_seat)
                 written = kept.own[("state", view_seat)] = (
                     _view_json(private, kept.segments),
                     _json(illegal_reasons(match, private)),
@@ -319,7 +318,7 @@ class StateFrames:
             return public
         text = kept.own.get(("patch", view_seat))
         if text is None:
-            own = _view_of(kept, match, view_seat)
+            own = match.view(view_seat)
             text = kept.own[("patch", view_seat)] = (
                 f'{common["text"]},"view":{{"hand":{_codes_json(own.hand)},'
                 f'"legal":{_codes_json(own.legal)},'
@@ -344,11 +343,10 @@ class StateFrames:
             kept = self._tables[table_id] = _Kept(live, live.version)
         elif kept.version != live.version:
             kept.before = kept.public if kept.version == live.version - 1 else None
-            kept.public = kept.seat0 = None
+            kept.public = None
             kept.version = live.version
             kept.parts = {}
             kept.segments = []
-            kept.views = {}
             kept.own = {}
             kept.patch_public = None
         self._tables.move_to_end(table_id)
@@ -452,8 +450,7 @@ def _shared(kept: _Kept, live: LiveTable) -> dict[str, str]:
     public, awaited = _public(kept, live)
     awaiting = list(awaited)
     over = Over(winners=list(match.winners)) if match.is_over else None
-    seat0 = kept.seat0
-    assert seat0 is not None
+    seat0 = match.view(0)
     base = _view_dict(seat0)
     rules = _rules_json(kept, seat0)
     # every seat's own view shares these fields (the rules, the tricks, the scores...): each
@@ -527,13 +524,12 @@ def _view_dict(view: SeatView) -> dict[str, Any]:
 def _public(kept: _Kept, live: LiveTable) -> tuple[dict[str, str], tuple[int, ...]]:
     """``public_part(view, awaiting)`` without its rules (seat 0's view, as
     :func:`table_state` uses when it shows no hand) and who is awaited, made once per version
-    and kept for the next version's patches (with the view and its dict, for the whole
-    states)."""
+    and kept (as text) for the next version's patches."""
     if kept.public is None:
         match = live.match
         assert match is not None
         awaiting = tuple(live.awaiting())
-        seat0 = kept.seat0 = _view_of(kept, match, 0)
+        seat0 = match.view(0)
         public = _public_dict(_view_dict(seat0), seat0, awaiting)
         kept.public = ({key: _json(value) for key, value in public.items()}, awaiting)
     return kept.public
@@ -542,14 +538,6 @@ def _public(kept: _Kept, live: LiveTable) -> tuple[dict[str, str], tuple[int, ..
 def _object_json(fields: dict[str, str]) -> str:
     """The JSON object of ``fields`` (each value JSON text already), as ``_json`` writes it."""
     return "{" + ",".join([f"{_json(key)}:{text}" for key, text in fields.items()]) + "}"
-
-
-def _view_of(kept: _Kept, match: Match, seat: int) -> SeatView:
-    """``match.view(seat)`` at the kept version, made once (a view never changes)."""
-    view = kept.views.get(seat)
-    if view is None:
-        view = kept.views[seat] = match.view(seat)
-    return view
 
 
 def _patch_text(
