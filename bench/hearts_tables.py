@@ -35,10 +35,9 @@ Each run is a fresh server; several runs per size, medians printed. ``--profile 
 the server with py-spy during the window (collapsed stacks, one file per run; only samples
 that hold the GIL, so threads waiting for it do not count as work; zlib and socket writes
 that release it are undercounted). ``BENCH_GC_LOG=file`` makes the server write a line per
-garbage collection (generation, ms; the serving policy's sweeps are its generation 2),
-``BENCH_GC_THRESHOLD=a,b,c`` sets its ``gc`` thresholds after ``heartsuit serve``'s policy
-(``heartsuit.server.collector``) is installed, ``BENCH_GC_FREEZE=0`` leaves that policy out
-(Python's own collector, as in a plain process).
+garbage collection (generation, ms), ``BENCH_GC_THRESHOLD=a,b,c`` sets its ``gc`` thresholds
+instead of ``heartsuit serve``'s (``700,10,10`` for Python's own), ``BENCH_GC_FREEZE=0`` leaves
+out the ``gc.freeze()`` and the thresholds that ``heartsuit serve`` sets once loaded.
 
     .venv/bin/python bench/hearts_tables.py --kind online --tables 100,300,1000 --runs 3
     .venv/bin/python bench/hearts_tables.py --kind online --tables 300 --think 0 --runs 3
@@ -137,8 +136,8 @@ def serve(port: int, db: str, pace_ms: int, diagnose: str, what_if: str) -> None
         log_level="warning",  # `serve` logs every connection at info; not 4,000 lines here
         backlog=4096,
     )
-    # as `serve` does: the collector's serving policy (not with BENCH_GC_FREEZE=0, to measure
-    # Python's own)
+    # as `serve` does: what is loaded by now is frozen out of the collector's sight (not with
+    # BENCH_GC_FREEZE=0, to measure without)
     if os.environ.get("BENCH_GC_FREEZE") != "0":
         settle_process()
     if os.environ.get("BENCH_GC_THRESHOLD"):  # instead of serve's own thresholds

@@ -131,8 +131,7 @@ def test_serve_freezes_what_start_up_made_and_takes_the_bench_options(tmp_path: 
     bench gets exactly ``serve``'s configuration, with only the options it names changed."""
     import gc
 
-    from heartsuit.cli.serve_cmd import GIL_SWITCH_S, settle_process, uvicorn_config
-    from heartsuit.server import collector
+    from heartsuit.cli.serve_cmd import GC_THRESHOLDS, GIL_SWITCH_S, settle_process, uvicorn_config
     from heartsuit.server.settings import Settings, sqlite_url
 
     settings = Settings(database_url=sqlite_url(str(tmp_path / "x.sqlite3")))
@@ -148,22 +147,13 @@ def test_serve_freezes_what_start_up_made_and_takes_the_bench_options(tmp_path: 
     frozen = gc.get_freeze_count()
     thresholds = gc.get_threshold()
     switch = sys.getswitchinterval()
-    assert collector.installed() is None
     try:
         settle_process()
         assert gc.get_freeze_count() > frozen
-        # the serving policy of the collector (tests/test_server_collector.py) is in charge
-        policy = collector.installed()
-        assert policy is not None and policy._after in gc.callbacks
-        assert gc.get_threshold() == (
-            collector.YOUNG_THRESHOLD,
-            collector.OLD_THRESHOLD,
-            collector.OLD_THRESHOLD,
-        )
-        assert gc.get_threshold() != thresholds
+        assert gc.get_threshold() == GC_THRESHOLDS != thresholds
         # a thread waiting for the GIL (the database's) gets it back sooner than Python's 5 ms
         assert sys.getswitchinterval() == pytest.approx(GIL_SWITCH_S) and switch > GIL_SWITCH_S
     finally:
-        collector.uninstall()
+        gc.unfreeze()
+        gc.set_threshold(*thresholds)
         sys.setswitchinterval(switch)
-    assert gc.get_threshold() == thresholds and gc.get_freeze_count() == 0

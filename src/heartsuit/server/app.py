@@ -11,8 +11,6 @@ list that ``/ws`` dispatches to, one line per game; messages between sockets go 
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -27,7 +25,7 @@ from starlette.routing import BaseRoute, Route, WebSocketRoute
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.websockets import WebSocket
 
-from heartsuit.server import collector, examples, pages
+from heartsuit.server import examples, pages
 from heartsuit.server.assets import Compression
 from heartsuit.server.bus import Bus, LocalBus
 from heartsuit.server.clock import Clock, wall_ms
@@ -151,18 +149,11 @@ def create_app(
         await db.open()
         if redis_bus is not None:
             await redis_bus.start()
-        # the garbage collector's tick and sweeps, when `heartsuit serve` installed its policy
-        policy = collector.installed()
-        ticking = None if policy is None else asyncio.create_task(policy.run())
         try:
             # tables under way when the server stopped go on: their computers play again
             await hearts.start()
             yield
         finally:
-            if ticking is not None:
-                ticking.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await ticking
             await hearts.stop()
             if redis_bus is not None:
                 await redis_bus.close()
