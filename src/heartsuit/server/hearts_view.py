@@ -447,10 +447,10 @@ def _shared(kept: _Kept, live: LiveTable) -> dict[str, str]:
             "sheet": _json(empty.model_dump(mode="json")),
             "over": "null",
         }
-    public, awaited = _public(kept, live)
+    seat0 = match.view(0)
+    public, awaited = _public(kept, live, seat0)
     awaiting = list(awaited)
     over = Over(winners=list(match.winners)) if match.is_over else None
-    seat0 = match.view(0)
     base = _view_dict(seat0)
     rules = _rules_json(kept, seat0)
     # every seat's own view shares these fields (the rules, the tricks, the scores...): each
@@ -521,15 +521,19 @@ def _view_dict(view: SeatView) -> dict[str, Any]:
     }
 
 
-def _public(kept: _Kept, live: LiveTable) -> tuple[dict[str, str], tuple[int, ...]]:
+def _public(
+    kept: _Kept, live: LiveTable, seat0: SeatView | None = None
+) -> tuple[dict[str, str], tuple[int, ...]]:
     """``public_part(view, awaiting)`` without its rules (seat 0's view, as
-    :func:`table_state` uses when it shows no hand) and who is awaited, made once per version
-    and kept (as text) for the next version's patches."""
+    :func:`table_state` uses when it shows no hand; ``seat0`` when the caller made it already)
+    and who is awaited, made once per version and kept (as text) for the next version's
+    patches."""
     if kept.public is None:
         match = live.match
         assert match is not None
         awaiting = tuple(live.awaiting())
-        seat0 = match.view(0)
+        if seat0 is None:
+            seat0 = match.view(0)
         public = _public_dict(_view_dict(seat0), seat0, awaiting)
         kept.public = ({key: _json(value) for key, value in public.items()}, awaiting)
     return kept.public
