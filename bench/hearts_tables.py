@@ -47,7 +47,8 @@ out the ``gc.freeze()`` and the thresholds that ``heartsuit serve`` sets once lo
 database per run; the servers from ``--database-url``/``--redis-url``, the ``./dev test``
 variables, or throwaway ones, see ``bench/services.py``); the four people of an online table
 connect to four processes in turn (table i's seat s to process (i + s) mod N), the probe to the
-first. CPU and RSS are then the sum over the processes. ``--store postgres`` with one process
+first (``--route table``: all four to process i mod N, as a proxy routing by table would). CPU
+and RSS are then the sum over the processes. ``--store postgres`` with one process
 measures PostgreSQL alone.
 
     .venv/bin/python bench/hearts_tables.py --kind online --tables 300 --processes 3
@@ -435,9 +436,17 @@ class Load:
     """The client side: sets tables up, plays them, keeps the figures."""
 
     def __init__(
-        self, ports: list[int], think: tuple[float, float], seed: int, *, deflate: bool = True
+        self,
+        ports: list[int],
+        think: tuple[float, float],
+        seed: int,
+        *,
+        deflate: bool = True,
+        by_table: bool = False,
     ) -> None:
         self.urls = [f"ws://127.0.0.1:{port}/ws" for port in ports]
+        #: every seat of table i to process i (``--route table``), else seat s to i + s
+        self.by_table = by_table
         #: permessage-deflate, as browsers negotiate it (off: ``--no-deflate``)
         self.compression: str | None = "deflate" if deflate else None
         self.think = think
@@ -598,7 +607,7 @@ class Load:
         table = Table(created["table"], [host])
         host.table, host.token, host.seat = table, created["tokens"][0]["token"], 0
         for seat in range(1, 4):
-            guest = await self.connect(index + seat)
+            guest = await self.connect(index if self.by_table else index + seat)
             seated = await self.ask(
                 guest, {"type": "hearts.sit", "table": table.id, "seat": seat, "name": f"G{seat}"}
             )
@@ -711,7 +720,9 @@ def percentile(values: list[float], q: float) -> float:
 
 
 async def one_run(args: argparse.Namespace, server: Servers, tables: int, seed: int) -> Figures:
-    load = Load(server.ports, args.think, seed, deflate=not args.no_deflate)
+    load = Load(
+        server.ports, args.think, seed, deflate=not args.no_deflate, by_table=args.route == "table"
+    )
     # the base: a server that has answered once (its modules loaded), with no table yet
     warm = await load.connect()
     await warm.ws.close()
@@ -909,6 +920,13 @@ def main() -> int:
         type=int,
         default=1,
         help="server processes; more than 1: on PostgreSQL + Redis",
+    )
+    parser.add_argument(
+        "--route",
+        choices=("seat", "table"),
+        default="seat",
+        help="with several processes: table i's seat s to process (i + s) mod N (seat), or all "
+        "of table i's seats to process i mod N, as a proxy that hashes the table would (table)",
     )
     parser.add_argument("--store", choices=("sqlite", "postgres"), default="sqlite")
     parser.add_argument(
