@@ -1,7 +1,7 @@
 """The pages around the game in a real browser: the examples player (controls in view, a distinct
 "next", the pair marked before it goes, place numbers), the statistics grid, the 404 page, the
-web-app manifest, the home page holding still while its figures arrive, and axe-core on each of
-them in both languages."""
+web-app manifest, the home page holding still while its figures arrive and counting an
+unfinished game's moves in words, and axe-core on each of them in both languages."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ import pytest
 
 from tests.browser import axe
 from tests.browser.conftest import ServerProcess, screenshot
+from tests.browser.helpers import open_game, tap
 
 pytestmark = pytest.mark.browser
 
@@ -63,6 +64,26 @@ def test_the_home_page_does_not_move_when_the_deal_of_the_day_figures_arrive(
     assert page.eval_on_selector("[data-hearts-play]", "e => e.getBoundingClientRect().top") == (
         button
     )
+
+
+@pytest.mark.parametrize(
+    ("lang", "one", "two"),
+    [("en", ": 1 move, score 0.", ": 2 moves, score 0."), ("id", ": 1 langkah,", ": 2 langkah,")],
+)
+def test_the_home_page_counts_the_unfinished_games_moves_in_words(
+    page: Any, server: ServerProcess, lang: str, one: str, two: str
+) -> None:
+    # "1 moves" was what a returning player read after one move
+    open_game(page, server.url, f"?lang={lang}")
+    tap(page, "stock")
+    page.goto(f"{server.url}/?lang={lang}")
+    page.wait_for_selector("[data-continue]:not([hidden])")
+    assert one in page.inner_text("[data-continue-hint]")
+    open_game(page, server.url, f"?lang={lang}")
+    tap(page, "stock")
+    page.goto(f"{server.url}/?lang={lang}")
+    page.wait_for_selector("[data-continue]:not([hidden])")
+    assert two in page.inner_text("[data-continue-hint]")
 
 
 def test_next_has_its_own_icon(page: Any, server: ServerProcess) -> None:
