@@ -238,7 +238,9 @@ def json_text(value: Any) -> str:
     """JSON as every frame is written: compact, UTF-8 kept, the same text as
     ``json.dumps(value, ensure_ascii=False, separators=(",", ":"))`` for what frames hold
     (strings, whole numbers, booleans, None, lists, tuples and dicts; a key that is not a
-    string is written as one). Written by orjson: a frame's parts are many small values (a
+    string is written as one; a percentage such as 37.5 too: only a fraction small enough
+    to need an exponent is written otherwise, 1e-7 for 1e-07, the same number). Written by
+    orjson: a frame's parts are many small values (a
     change's patches and states write about thirty), and each took 2-4 us through the
     standard library's encoder against 0.3-0.5 us here (docs/bench-hearts.md, "Session 13")."""
     try:
