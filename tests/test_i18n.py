@@ -140,3 +140,37 @@ def test_every_hearts_card_preset_and_level_has_a_name() -> None:
         assert [k for k in keys if k not in i18n.catalog(lang)] == []
     assert i18n.translate("id", "hcard.name", rank="Ratu", suit="sekop") == "Ratu sekop"
     assert i18n.translate("en", "hcard.name", rank="Queen", suit="spades") == "Queen of spades"
+
+
+def test_a_number_takes_the_word_that_goes_with_it() -> None:
+    # "{points} {points|point|points}": English says 1 point and 0 or 2 points
+    won = {p: i18n.translate("en", "hearts.trick.won", name="Ana", points=p) for p in (0, 1, 2)}
+    assert won == {
+        0: "Ana takes the trick (0 points)",
+        1: "Ana takes the trick (1 point)",
+        2: "Ana takes the trick (2 points)",
+    }
+    chip = i18n.translate("en", "hearts.seat_numbers", points=1, total=1, cards=1)
+    assert chip == "1 pt this hand · total 1 · 1 card"
+    chip = i18n.translate("en", "hearts.seat_numbers", points=13, total=1, cards=2)
+    assert chip == "13 pts this hand · total 1 · 2 cards"
+    wait = i18n.translate("en", "server.error.rate_limited", seconds=1)
+    assert wait.endswith("Try again in 1 second.")
+    # Indonesian has one word for both
+    assert i18n.translate("id", "hearts.info.held", n=1).startswith("1 kartu")
+    # without its value the placeholder is left as written, as {name} is
+    assert "{n|card|cards}" in i18n.translate("en", "hearts.info.held", other=1)
+    assert i18n.placeholders("{n} {n|card|cards} of {total|deal|deals}") == {"n", "total"}
+
+
+#: a count written in English with a plural noun after it: one of these must say its word for
+#: one with "{name|one|other}" (or have a message of its own for one, "<key>_one")
+_COUNTED = re.compile(r"\{([a-z_]+)\} (cards|points|pts|seconds|moves|deals|tricks|hands|games)\b")
+
+
+def test_english_never_writes_1_cards() -> None:
+    en = i18n.catalog("en")
+    unsaid = sorted(
+        key for key, text in en.items() if _COUNTED.search(text) and f"{key}_one" not in en
+    )
+    assert unsaid == []

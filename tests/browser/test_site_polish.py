@@ -5,11 +5,13 @@ unfinished game's moves in words, and axe-core on each of them in both languages
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 
 import pytest
 
+from heartsuit import i18n
 from tests.browser import axe
 from tests.browser.conftest import ServerProcess, screenshot
 from tests.browser.helpers import open_game, tap
@@ -241,3 +243,32 @@ def test_axe_finds_nothing_on_the_pages_in_the_dark_scheme(
         screenshot(page, f"404-dark-1280-{lang}")
     finally:
         page.emulate_media(color_scheme="light")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("path", ["/", "/stats", "/hearts/table/none"])
+def test_a_page_says_a_number_with_its_word_as_the_server_does(
+    page: Any, server: ServerProcess, lang: i18n.Lang, path: str
+) -> None:
+    """The page's t() fills "{n|card|cards}" with the same rule as the server's translate."""
+    page.goto(f"{server.url}{path}?lang={lang}")
+    messages = json.loads(page.inner_text("#i18n"))
+    # the messages that say a number with its word in English (Indonesian: the same keys)
+    english = i18n.catalog("en")
+    counted = [key for key in messages if "|" in english[key]]
+    assert counted, "no message of this page says a number with its word"
+    cases = [
+        (key, {name: n for name in i18n.placeholders(messages[key])})
+        for key in counted
+        for n in (0, 1, 2)
+    ]
+    said = page.evaluate(
+        """async ([url, cases]) => {
+          const { t } = await import(url);
+          return cases.map(([key, values]) => t(key, values));
+        }""",
+        [f"{server.url}/static/js/i18n.js", cases],
+    )
+    assert said == [i18n.translate(lang, key, **values) for key, values in cases]
+    if lang == "en" and path.startswith("/hearts"):
+        assert "1 card held over" in said and "2 cards held over" in said

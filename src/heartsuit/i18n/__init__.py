@@ -3,8 +3,10 @@
 Every user-facing string of the pages and the browser client lives in ``id.json`` and
 ``en.json`` beside this module, as one flat object of dotted keys (``"game.undo"``). Values may
 hold ``{name}`` placeholders, filled by :func:`translate` on the server and by the same rule in
-the browser. The server's own messages (errors, "Must be the same rank") may use these catalogs
-too, through :func:`catalog`.
+the browser, and ``{name|one|other}``: the word for one when the value of ``name`` is 1, else
+the other (English says "1 card" and "2 cards"; Indonesian needs no such thing). The server's
+own messages (errors, "Must be the same rank") may use these catalogs too, through
+:func:`catalog`.
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ LANGUAGES: Final[tuple[Lang, ...]] = ("id", "en")
 DEFAULT_LANG: Final[Lang] = "id"
 
 _PLACEHOLDER: Final = re.compile(r"\{([a-z_]+)\}")
+#: ``{name|one|other}``: the word that goes with the number ``name``
+_PLURAL: Final = re.compile(r"\{([a-z_]+)\|([^|{}]*)\|([^|{}]*)\}")
 
 
 class UnknownMessage(KeyError):
@@ -69,7 +73,15 @@ def translate(lang: Lang, key: str, /, **values: object) -> str:
         raise UnknownMessage(f"no message {key!r} in the {lang} catalog") from None
     if not values:
         return text
+    text = _PLURAL.sub(lambda m: _plural(m, values), text)
     return _PLACEHOLDER.sub(lambda m: str(values.get(m.group(1), m.group(0))), text)
+
+
+def _plural(match: re.Match[str], values: Mapping[str, object]) -> str:
+    """One ``{name|one|other}``: left as written without a value of ``name``."""
+    if match.group(1) not in values:
+        return match.group(0)
+    return match.group(2) if str(values[match.group(1)]) == "1" else match.group(3)
 
 
 def subset(lang: Lang, prefixes: Iterable[str]) -> dict[str, str]:
@@ -80,4 +92,4 @@ def subset(lang: Lang, prefixes: Iterable[str]) -> dict[str, str]:
 
 def placeholders(text: str) -> set[str]:
     """The placeholder names used in a message (for the catalog consistency tests)."""
-    return set(_PLACEHOLDER.findall(text))
+    return set(_PLACEHOLDER.findall(text)) | {m.group(1) for m in _PLURAL.finditer(text)}

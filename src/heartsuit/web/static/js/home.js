@@ -27,7 +27,7 @@ const conn = new Connection({
     playLink.hidden = unfinished;
     hint.hidden = !unfinished;
     if (unfinished) {
-      hint.textContent = t(game.moves === 1 ? "home.continue_hint_one" : "home.continue_hint", {
+      hint.textContent = t("home.continue_hint", {
         code: game.code,
         moves: game.moves,
         score: game.score,

@@ -1,5 +1,6 @@
 // The catalog strings a page embeds (<script type="application/json" id="i18n">) and the
-// labels built from them. Placeholders are {name}, filled exactly as the server fills them.
+// labels built from them. Placeholders are {name} and {name|one|other} (the word that goes with
+// a number), filled exactly as the server fills them.
 
 const element = document.getElementById("i18n");
 const messages = element ? JSON.parse(element.textContent || "{}") : {};
@@ -13,9 +14,12 @@ export function t(key, values = {}) {
     console.warn(`heartsuit: no message ${key}`);
     return key;
   }
-  return text.replace(/\{([a-z_]+)\}/g, (whole, name) =>
-    name in values ? String(values[name]) : whole,
-  );
+  // {name|one|other}: the word for one when the value of name is 1 (as the server does)
+  return text
+    .replace(/\{([a-z_]+)\|([^|{}]*)\|([^|{}]*)\}/g, (whole, name, one, other) =>
+      name in values ? (String(values[name]) === "1" ? one : other) : whole,
+    )
+    .replace(/\{([a-z_]+)\}/g, (whole, name) => (name in values ? String(values[name]) : whole));
 }
 
 /** "4 hati" / "Queen of hearts" for a card view's rank ("4", "10", "Q", "A"). */
