@@ -48,7 +48,9 @@ database per run; the servers from ``--database-url``/``--redis-url``, the ``./d
 variables, or throwaway ones, see ``bench/services.py``); the four people of an online table
 connect to four processes in turn (table i's seat s to process (i + s) mod N), the probe to the
 first (``--route table``: all four to process i mod N, as a proxy routing by table would). CPU
-and RSS are then the sum over the processes. ``--store postgres`` with one process
+and RSS are then the sum over the processes. ``--route shard`` routes the same way to processes
+that share nothing, each on its own SQLite file and without Redis: what processes owning their
+tables outright would be, with nothing to cross between them. ``--store postgres`` with one process
 measures PostgreSQL alone.
 
     .venv/bin/python bench/hearts_tables.py --kind online --tables 300 --processes 3
@@ -721,7 +723,11 @@ def percentile(values: list[float], q: float) -> float:
 
 async def one_run(args: argparse.Namespace, server: Servers, tables: int, seed: int) -> Figures:
     load = Load(
-        server.ports, args.think, seed, deflate=not args.no_deflate, by_table=args.route == "table"
+        server.ports,
+        args.think,
+        seed,
+        deflate=not args.no_deflate,
+        by_table=args.route in ("table", "shard"),
     )
     # the base: a server that has answered once (its modules loaded), with no table yet
     warm = await load.connect()
@@ -923,10 +929,12 @@ def main() -> int:
     )
     parser.add_argument(
         "--route",
-        choices=("seat", "table"),
+        choices=("seat", "table", "shard"),
         default="seat",
         help="with several processes: table i's seat s to process (i + s) mod N (seat), or all "
-        "of table i's seats to process i mod N, as a proxy that hashes the table would (table)",
+        "of table i's seats to process i mod N, as a proxy that hashes the table would (table); "
+        "shard: the same, to processes that share nothing (each its own SQLite file, no Redis), "
+        "as processes that own their tables outright would be",
     )
     parser.add_argument("--store", choices=("sqlite", "postgres"), default="sqlite")
     parser.add_argument(
@@ -969,8 +977,9 @@ def main() -> int:
     )
     if not 1 <= args.processes <= 8:
         parser.error("keep --processes within 1..8")
-    shared = args.processes > 1 or args.store == "postgres" or args.redis
-    with_redis = args.processes > 1 or args.redis
+    several = args.processes > 1 and args.route != "shard"
+    shared = several or args.store == "postgres" or args.redis
+    with_redis = several or args.redis
     if shared and (args.diagnose or args.what_if):
         parser.error("--diagnose and --what-if are for one process on SQLite")
     with contextlib.ExitStack() as outer:
