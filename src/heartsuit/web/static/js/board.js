@@ -106,7 +106,6 @@ export class Board {
     this.stock.classList.toggle("outlined", hint);
     let label;
     if (n === 0) label = t("pile.stock_empty");
-    else if (n === 1) label = t("pile.stock_one");
     else label = t("pile.stock", { n });
     if (hint) label = `${label}, ${t("pile.stock_hint")}`;
     this.stock.setAttribute("aria-label", label);
