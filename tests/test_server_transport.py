@@ -131,7 +131,8 @@ def test_serve_freezes_what_start_up_made_and_takes_the_bench_options(tmp_path: 
     bench gets exactly ``serve``'s configuration, with only the options it names changed."""
     import gc
 
-    from heartsuit.cli.serve_cmd import GC_THRESHOLDS, GIL_SWITCH_S, settle_process, uvicorn_config
+    from heartsuit.cli.serve_cmd import GIL_SWITCH_S, settle_process, uvicorn_config
+    from heartsuit.server.collector import THRESHOLDS
     from heartsuit.server.settings import Settings, sqlite_url
 
     settings = Settings(database_url=sqlite_url(str(tmp_path / "x.sqlite3")))
@@ -147,13 +148,17 @@ def test_serve_freezes_what_start_up_made_and_takes_the_bench_options(tmp_path: 
     frozen = gc.get_freeze_count()
     thresholds = gc.get_threshold()
     switch = sys.getswitchinterval()
+    sweeper = None
     try:
-        settle_process()
+        sweeper = settle_process()
         assert gc.get_freeze_count() > frozen
-        assert gc.get_threshold() == GC_THRESHOLDS != thresholds
+        assert gc.get_threshold() == THRESHOLDS != thresholds
+        assert sweeper.running
         # a thread waiting for the GIL (the database's) gets it back sooner than Python's 5 ms
         assert sys.getswitchinterval() == pytest.approx(GIL_SWITCH_S) and switch > GIL_SWITCH_S
     finally:
+        if sweeper is not None:
+            sweeper.stop()
         gc.unfreeze()
         gc.set_threshold(*thresholds)
         sys.setswitchinterval(switch)

@@ -20,6 +20,7 @@ from heartsuit.server.settings import DEFAULT_HOST, DEFAULT_PORT
 if TYPE_CHECKING:
     import uvicorn
 
+    from heartsuit.server.collector import Sweeper
     from heartsuit.server.settings import Settings
 
 
@@ -116,12 +117,6 @@ def uvicorn_config(settings: Settings, **overrides: Any) -> uvicorn.Config:
     )
 
 
-#: the garbage collector's thresholds of a serving process (Python's own are 700, 10, 10): a
-#: server holding thousands of sockets keeps millions of objects alive, and a collection of
-#: the oldest generation walks all of them (docs/site.md, "Garbage collection")
-GC_THRESHOLDS = (20_000, 20, 20)
-
-
 #: how long (seconds) a thread may keep the GIL while another waits for it (Python's default is
 #: 5 ms): the database's threads let it go around each SQLite call of a batch (its BEGIN, each
 #: statement, its COMMIT) and then wait up to this long, each time, for a busy event loop to
@@ -130,19 +125,18 @@ GC_THRESHOLDS = (20_000, 20, 20)
 GIL_SWITCH_S = 0.001
 
 
-def settle_process() -> None:
-    """Once the site is loaded: move everything allocated so far (modules, the app, its
-    caches) out of the garbage collector's sight (:func:`gc.freeze`), so that the full
-    collections a busy server makes do not walk those objects again and again, and collect
-    less often (:data:`GC_THRESHOLDS`) (docs/site.md, "Garbage collection"); and let a thread
-    that waits for the GIL have it sooner (:data:`GIL_SWITCH_S`)."""
-    import gc
+def settle_process() -> Sweeper:
+    """Once the site is loaded: the garbage collector's serving policy (freeze what start-up
+    made, collect young objects only, sweep the heap now and then:
+    :func:`heartsuit.server.collector.settle`; docs/site.md, "Garbage collection"), and let a
+    thread that waits for the GIL have it sooner (:data:`GIL_SWITCH_S`). Returns the sweeper
+    (its thread is a daemon: it ends with the process)."""
     import sys
 
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(*GC_THRESHOLDS)
+    from heartsuit.server.collector import settle
+
     sys.setswitchinterval(GIL_SWITCH_S)
+    return settle()
 
 
 def serve(settings: Settings) -> None:
