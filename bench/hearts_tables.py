@@ -29,15 +29,19 @@ passed, figures are taken over ``--seconds``:
 * how late the client's own event loop was (p99 and max of a 5 ms sleep's lateness): the
   client runs on uvloop and its garbage collector is off during the window (``bench/
   services.py``), so that its own pauses are not counted as the server's; what remains of its
-  lateness is printed, as it is part of every latency it measured.
+  lateness is printed, as it is part of every latency it measured;
+* with a window of two minutes or more, each whole minute's p99 and the share of the
+  machine's CPU the hypervisor took in it (``/proc/stat``'s steal): where a long window's
+  tail comes from.
 
 Each run is a fresh server; several runs per size, medians printed. ``--profile DIR`` records
 the server with py-spy during the window (collapsed stacks, one file per run; only samples
 that hold the GIL, so threads waiting for it do not count as work; zlib and socket writes
 that release it are undercounted). ``BENCH_GC_LOG=file`` makes the server write a line per
 garbage collection (generation, ms), ``BENCH_GC_THRESHOLD=a,b,c`` sets its ``gc`` thresholds
-instead of ``heartsuit serve``'s (``700,10,10`` for Python's own), ``BENCH_GC_FREEZE=0`` leaves
-out the ``gc.freeze()`` and the thresholds that ``heartsuit serve`` sets once loaded.
+instead of ``heartsuit serve``'s (its sweeper thread still runs), ``BENCH_GC_FREEZE=0`` leaves
+out the collector's serving policy that ``heartsuit serve`` sets once loaded (``gc.freeze()``,
+the thresholds, the sweeper: docs/site.md, "Garbage collection"), for Python's own collector.
 
     .venv/bin/python bench/hearts_tables.py --kind online --tables 100,300,1000 --runs 3
     .venv/bin/python bench/hearts_tables.py --kind online --tables 300 --think 0 --runs 3
@@ -62,6 +66,7 @@ import argparse
 import asyncio
 import collections
 import contextlib
+import itertools
 import json
 import os
 import random
@@ -139,8 +144,8 @@ def serve(port: int, db: str, pace_ms: int, diagnose: str, what_if: str) -> None
         log_level="warning",  # `serve` logs every connection at info; not 4,000 lines here
         backlog=4096,
     )
-    # as `serve` does: what is loaded by now is frozen out of the collector's sight (not with
-    # BENCH_GC_FREEZE=0, to measure without)
+    # as `serve` does: the collector's serving policy (not with BENCH_GC_FREEZE=0, to measure
+    # without)
     if os.environ.get("BENCH_GC_FREEZE") != "0":
         settle_process()
     if os.environ.get("BENCH_GC_THRESHOLD"):  # instead of serve's own thresholds
@@ -390,6 +395,17 @@ def client_cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def stolen_seconds() -> float:
+    """CPU time the hypervisor gave to others while this machine's processes wanted it, all
+    cores (``/proc/stat``'s steal; 0 where there is none): a minute with much of it is the
+    machine's, not the server's."""
+    try:
+        fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()
+        return int(fields[8]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
 # --- the players -------------------------------------------------------------------------------
 
 
@@ -458,6 +474,8 @@ class Load:
         self.playing = False
         self.window: tuple[float, float] = (float("inf"), float("inf"))
         self.latencies: list[float] = []
+        #: the same, by the minute of the window they were sent in
+        self.by_minute: dict[int, list[float]] = {}
         self.actions = 0
         self.errors: collections.Counter[str] = collections.Counter()
         self.loop_tasks: set[asyncio.Task[Any]] = set()
@@ -554,7 +572,9 @@ class Load:
             heard = [p.heard_at(version) for p in table.players]
             last = max(h if h is not None else time.perf_counter() for h in heard)
             if self.window[0] <= sent <= self.window[1]:
-                self.latencies.append((last - sent) * 1000)
+                ms = (last - sent) * 1000
+                self.latencies.append(ms)
+                self.by_minute.setdefault(int((sent - self.window[0]) // 60), []).append(ms)
         table.pending = keep
 
     # --- playing ---
@@ -702,6 +722,10 @@ class Figures:
     wall: tuple[float, float] = (0.0, 0.0)
     #: with --diagnose: writes/s, ms waited for the write lock p50/p99, ms held p50/p99
     lock: tuple[float, float, float, float, float] | None = None
+    #: p99 of each whole minute of the window (a long window's tail, where it comes from), and
+    #: the share of the machine's cores the hypervisor took in that minute (%)
+    p99_by_minute: tuple[float, ...] = ()
+    stolen_by_minute: tuple[float, ...] = ()
 
     @property
     def cpu_ms_per_change(self) -> float:
@@ -775,7 +799,11 @@ async def one_run(args: argparse.Namespace, server: Servers, tables: int, seed: 
         cpu0, client0, versions0 = server.cpu_seconds(), client_cpu_seconds(), load.versions()
         now, wall = time.perf_counter(), time.time()
         load.window = (now, now + args.seconds)
-        await asyncio.sleep(args.seconds)
+        stolen = [stolen_seconds()]
+        for _ in range(int(args.seconds // 60)):  # a long window: what each minute lost
+            await asyncio.sleep(60)
+            stolen.append(stolen_seconds())
+        await asyncio.sleep(args.seconds % 60)
         cpu1, client1, versions1 = server.cpu_seconds(), client_cpu_seconds(), load.versions()
         rss = server.rss_mb()
         stop.set()
@@ -815,6 +843,12 @@ async def one_run(args: argparse.Namespace, server: Servers, tables: int, seed: 
         rss_mb=rss,
         errors=dict(load.errors),
         wall=(wall, wall + args.seconds),
+        p99_by_minute=tuple(
+            percentile(load.by_minute.get(m, []), 0.99) for m in range(int(args.seconds // 60))
+        ),
+        stolen_by_minute=tuple(
+            100 * (b - a) / 60 / (os.cpu_count() or 1) for a, b in itertools.pairwise(stolen)
+        ),
     )
 
 
@@ -856,7 +890,19 @@ def line(f: Figures) -> str:
         f"max {f.client_lag_ms[1]:.1f} ms | "
         f"RSS {f.rss_base_mb:.0f} -> {f.rss_mb:.0f} MB = {f.kb_per_table:.0f} KB/table | "
         f"errors: {errors}"
-    ) + lock_text(f.lock)
+    ) + lock_text(f.lock) + minutes_text(f.p99_by_minute, f.stolen_by_minute)
+
+
+def minutes_text(p99s: tuple[float, ...], stolen: tuple[float, ...]) -> str:
+    if len(p99s) < 2:
+        return ""
+    return (
+        " | p99 by minute "
+        + " ".join(f"{x:.0f}" for x in p99s)
+        + " ms, CPU stolen by the hypervisor "
+        + " ".join(f"{x:.1f}" for x in stolen)
+        + "%"
+    )
 
 
 def lock_text(lock: tuple[float, float, float, float, float] | None) -> str:
@@ -963,8 +1009,10 @@ def main() -> int:
     sizes = [int(x) for x in args.tables.split(",")]
     if not all(1 <= n <= 2000 for n in sizes) or not 1 <= args.runs <= 10:
         parser.error("keep --tables within 1..2000 and --runs within 1..10")
-    if not 1 <= args.seconds <= 300:
-        parser.error("keep --seconds within 1..300")
+    # up to half an hour: a long window shows what a few seconds hide, the collector's
+    # rarer pauses and a heap that grows over a match (docs/site.md, "Garbage collection")
+    if not 1 <= args.seconds <= 1800:
+        parser.error("keep --seconds within 1..1800")
     think = "at once (max rate)" if args.think[1] <= 0 else f"{args.think[0]}-{args.think[1]} s"
     store = f"; STORE REPLACED: {args.what_if}" if args.what_if else ""
     store += "; no permessage-deflate" if args.no_deflate else ""
