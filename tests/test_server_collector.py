@@ -96,6 +96,18 @@ class Knot:
         self.me = self
 
 
+def run_until_gone(sweeper: Sweeper, gone: weakref.ref[Knot]) -> Sweeper:
+    """Run ``sweeper`` until the object behind ``gone`` is freed (10 s at most), then stop it."""
+    sweeper.start()
+    try:
+        deadline = time.monotonic() + 10
+        while gone() is not None and time.monotonic() < deadline:
+            time.sleep(0.01)
+    finally:
+        sweeper.stop()
+    return sweeper
+
+
 def test_the_sweeper_frees_a_cycle_that_young_collections_left_alone() -> None:
     thresholds = gc.get_threshold()
     gc.collect()
@@ -109,13 +121,7 @@ def test_the_sweeper_frees_a_cycle_that_young_collections_left_alone() -> None:
         for _ in range(20):  # young collections no longer reach it
             gc.collect(0)
         assert gone() is not None
-        sweeper = Sweeper(due_at_once(), check_s=0.01).start()
-        try:
-            deadline = time.monotonic() + 10
-            while gone() is not None and time.monotonic() < deadline:
-                time.sleep(0.01)
-        finally:
-            sweeper.stop()
+        sweeper = run_until_gone(Sweeper(due_at_once(), check_s=0.01), gone)
         assert gone() is None and sweeper.sweeps >= 1 and not sweeper.running
     finally:
         gc.set_threshold(*thresholds)
@@ -131,13 +137,7 @@ def test_the_sweeper_collects_young_objects_on_its_clock_between_sweeps() -> Non
         del knot
         assert gone() is not None
         not_due = SweepSchedule(last_at=time.monotonic(), blocks_after=10**12, every_s=3600)
-        sweeper = Sweeper(not_due, check_s=0.01).start()
-        try:
-            deadline = time.monotonic() + 10
-            while gone() is not None and time.monotonic() < deadline:
-                time.sleep(0.01)
-        finally:
-            sweeper.stop()
+        sweeper = run_until_gone(Sweeper(not_due, check_s=0.01), gone)
         assert gone() is None and sweeper.sweeps == 0
     finally:
         gc.set_threshold(*thresholds)
