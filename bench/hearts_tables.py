@@ -473,8 +473,7 @@ class Load:
         self.players: list[Player] = []
         self.playing = False
         self.window: tuple[float, float] = (float("inf"), float("inf"))
-        self.latencies: list[float] = []
-        #: the same, by the minute of the window they were sent in
+        #: latencies (ms) of the window's actions, by the minute of the window they were sent in
         self.by_minute: dict[int, list[float]] = {}
         self.actions = 0
         self.errors: collections.Counter[str] = collections.Counter()
@@ -572,9 +571,8 @@ class Load:
             heard = [p.heard_at(version) for p in table.players]
             last = max(h if h is not None else time.perf_counter() for h in heard)
             if self.window[0] <= sent <= self.window[1]:
-                ms = (last - sent) * 1000
-                self.latencies.append(ms)
-                self.by_minute.setdefault(int((sent - self.window[0]) // 60), []).append(ms)
+                minute = int((sent - self.window[0]) // 60)
+                self.by_minute.setdefault(minute, []).append((last - sent) * 1000)
         table.pending = keep
 
     # --- playing ---
@@ -824,15 +822,16 @@ async def one_run(args: argparse.Namespace, server: Servers, tables: int, seed: 
     if profiler is not None:
         profiler.wait(timeout=args.seconds + 60)
     await load.close()
+    latencies = [ms for minute in load.by_minute.values() for ms in minute]
     return Figures(
         tables=len(load.tables),
         sockets=sum(len(t.players) for t in load.tables),
         setup_s=setup_s,
         actions_per_s=load.actions / args.seconds,
         changes_per_s=(versions1 - versions0) / args.seconds,
-        p50_ms=percentile(load.latencies, 0.50),
-        p99_ms=percentile(load.latencies, 0.99),
-        heard=len(load.latencies),
+        p50_ms=percentile(latencies, 0.50),
+        p99_ms=percentile(latencies, 0.99),
+        heard=len(latencies),
         unheard=unheard,
         probe_p50_ms=percentile(probes, 0.50),
         probe_p99_ms=percentile(probes, 0.99),
