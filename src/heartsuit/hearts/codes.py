@@ -29,6 +29,8 @@ CANCELLATION_PLAYERS: Final = range(6, 11)
 RULE_SETS: Final = (*PRESET_BY_LETTER, *(f"C{n}" for n in CANCELLATION_PLAYERS))
 FORMAT: Final = CodeFormat("Hearts", "HE", "1", RULE_SETS, "HE1-S-AAAAAAM")
 SEED_COUNT: Final = NUMBER_COUNT
+#: the random bits of a secret match seed (:func:`secret_seed`)
+SECRET_SEED_BITS: Final = 128
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,8 +85,34 @@ def random_code(preset: str = "standard", *, players: int | None = None) -> str:
     return format_code(preset, secrets.randbelow(SEED_COUNT), players=players)
 
 
+def secret_seed() -> int:
+    """A match seed for a table where people play each other: 128 bits from the OS's secure
+    source, never written as a code.
+
+    A code's seed is one of 26^7 (about 2^33): knowing one's own 13 cards (about 39 bits) is
+    enough to find it by trying every seed, and with it every other hand. No one tries 2^128
+    seeds, so this one is found only by being told (docs/site.md, "Secret match seeds"). It is
+    ``2^128 + r`` for a random ``r < 2^128``: above every code's seed, so :func:`has_code` tells
+    the two apart, and dealt by :func:`heartsuit.hearts.deal.deal_seed` exactly as any other.
+    """
+    return (1 << SECRET_SEED_BITS) | secrets.randbits(SECRET_SEED_BITS)
+
+
+def has_code(seed: int) -> bool:
+    """Whether ``seed`` can be written as a code (it is one of a code's 26^7 seeds)."""
+    return 0 <= seed < SEED_COUNT
+
+
 def _preset_names() -> list[str]:
     return [*PRESET_BY_LETTER.values(), "cancellation"]
 
 
-__all__ = ["CodeError", "HeartsCode", "format_code", "parse_code", "random_code"]
+__all__ = [
+    "CodeError",
+    "HeartsCode",
+    "format_code",
+    "has_code",
+    "parse_code",
+    "random_code",
+    "secret_seed",
+]
