@@ -196,7 +196,7 @@ def table_log(db_path: Path, table_id: str) -> tuple[TableRecord, list[SeatRecor
         row["mode"],
         row["preset"],
         json.loads(row["rules"]),
-        row["seed"],
+        int(row["seed"]),
         row["invite"],
         row["created_at_ms"],
     )

@@ -406,8 +406,9 @@ def test_a_game_code_replays_the_same_deal(site: Site) -> None:
         first.create(mode="computer", code="he1-s-aaaaaam")
         second = seat(site, stack)
         second.create(mode="computer", code="HE1-S-AAAAAAM")
-        assert first.state["table"]["code"] == "HE1-S-AAAAAAM"
         assert first.state["view"]["hand"] == second.state["view"]["hand"]
+        # the code is the table's secret while the match runs, even the one typed
+        assert first.state["table"]["code"] is None
 
 
 def test_every_preset_can_be_created(site: Site) -> None:
@@ -522,16 +523,19 @@ def test_an_oversized_hearts_frame_is_refused_and_the_socket_stays(site: Site) -
 # --- the moon ---------------------------------------------------------------------------------
 
 
-def test_the_shooter_chooses_how_the_moon_scores_and_everyone_sees_it(site: Site) -> None:
+def test_the_shooter_chooses_how_the_moon_scores_and_everyone_sees_it(
+    site: Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from heartsuit.cards import Card
-    from heartsuit.hearts.codes import format_code
+    from heartsuit.server import hearts_setup
     from tests.test_hearts_moon import SEED, SHOOTER
 
+    # a table of people takes no code (its seed is a secret): the scripted deal is given here
+    monkeypatch.setattr(hearts_setup, "new_seed", lambda mode: SEED)
     with ExitStack() as stack:
         device = seat(site, stack)
         created = device.create(
             mode="hotseat",
-            code=format_code("standard", SEED),
             options={"moon": "shooter_chooses"},
             seats=[{"kind": "human", "name": f"P{n}"} for n in range(4)],
         )

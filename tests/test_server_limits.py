@@ -30,6 +30,7 @@ def site(tmp_path: Path) -> Any:
         max_tabs_per_player=2,
         hellos_per_minute=5,
         new_games_per_minute=3,
+        lookups_per_minute=4,
         hearts_pace_ms=0,
     ) as running:
         yield running
@@ -71,6 +72,19 @@ def test_new_games_per_address_are_limited_across_both_games(site: Site) -> None
         games = site_rows(site, "SELECT id FROM solitaire_games")
         assert len(games) == 2
         assert peer.ask("solitaire.resume")["type"] == "solitaire.state"
+
+
+def test_invite_guesses_and_replays_per_address_are_limited(site: Site) -> None:
+    with site.peer() as guesser:
+        replies = [guesser.ask("hearts.invite", invite=f"ABCDEFG{c}") for c in "HJKM"]
+        # four wrong guesses are answered as such; the fifth lookup of either kind waits
+        assert [r["code"] for r in replies] == ["bad_invite"] * 4
+        refused = guesser.ask("hearts.invite", invite="ABCDEFGN")
+        assert refused["code"] == "rate_limited"
+        assert "15 seconds" in refused["message"] or "detik" in refused["message"]
+        assert guesser.ask("hearts.replay", table="abcdefgh")["code"] == "rate_limited"
+    with site.peer() as other:  # (one address: the test client's) the bucket is the address's
+        assert other.ask("hearts.invite", invite="ABCDEFGP")["code"] == "rate_limited"
 
 
 def test_tabs_per_player_are_limited(site: Site) -> None:

@@ -47,7 +47,7 @@ def server_table(server: ServerProcess, table_id: str) -> LiveTable:
             mode=row[1],
             preset=row[2],
             rules=json.loads(row[3]),
-            seed=row[4],
+            seed=int(row[4]),  # decimal text: a secret seed has 129 bits
             invite=row[5],
             created_at_ms=row[6],
             status=row[7],

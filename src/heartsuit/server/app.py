@@ -138,6 +138,8 @@ def create_app(
         hellos_per_minute=settings.hellos_per_minute,
         new_games_per_minute=settings.new_games_per_minute,
         new_game_types=("solitaire.new", "solitaire.restart", "hearts.create"),
+        lookups_per_minute=settings.lookups_per_minute,
+        lookup_types=("hearts.invite", "hearts.replay"),
     )
     origins = allowed_origins(settings)
     hosts = allowed_hosts(settings)

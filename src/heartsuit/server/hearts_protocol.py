@@ -139,6 +139,17 @@ class HeartsRematch(_Seated):
     type: Literal["hearts.rematch"]
 
 
+class HeartsReplayAsk(_In):
+    """A finished match of a table, face up (the replay page). No seat token: once a match is
+    over its replay is for anyone with the link; a match still being played is refused."""
+
+    type: Literal["hearts.replay"]
+    table: str = Field(pattern=TABLE_PATTERN)
+    #: the match's number at the table (1 = the first; each rematch adds one); None: the last
+    #: finished one
+    match: StrictInt | None = Field(default=None, ge=1, le=100_000)
+
+
 HeartsMessage = (
     HeartsCreate
     | HeartsOpen
@@ -152,6 +163,7 @@ HeartsMessage = (
     | HeartsLeave
     | HeartsFree
     | HeartsRematch
+    | HeartsReplayAsk
 )
 HEARTS_MESSAGES: tuple[type[ClientMessage], ...] = (
     HeartsCreate,
@@ -166,6 +178,7 @@ HEARTS_MESSAGES: tuple[type[ClientMessage], ...] = (
     HeartsLeave,
     HeartsFree,
     HeartsRematch,
+    HeartsReplayAsk,
 )
 
 
@@ -202,7 +215,10 @@ class TableInfo(_Out):
     id: str
     mode: Mode
     status: Literal["lobby", "playing", "over"]
-    code: str
+    #: the match's game code once it is over (None while it runs, and for a secret seed)
+    code: str | None
+    #: the finished match's replay page (None while it runs)
+    replay_url: str | None
     preset: str
     rules: dict[str, Any]
     invite: str | None
@@ -271,6 +287,33 @@ class HeartsLobby(_Out):
     seats: list[SeatInfo]
 
 
+class ReplaySeat(_Out):
+    seat: int
+    name: str
+    kind: Literal["human", "computer", "open"]
+    level: str | None
+
+
+class HeartsReplay(_Out):
+    """A finished match face up: every hand as :func:`heartsuit.hearts.record.hand_records`
+    writes it (the deal, the passes, the tricks, the scores), for the replay page."""
+
+    type: Literal["hearts.replay"] = "hearts.replay"
+    table: str
+    mode: Mode
+    preset: str
+    rules: dict[str, Any]
+    #: this match's number at the table (from 1) and how many of its matches are over
+    match: int
+    matches: int
+    #: the game code that deals this match again (None for a secret seed)
+    code: str | None
+    seats: list[ReplaySeat]
+    hands: list[dict[str, Any]]
+    sheet: Sheet
+    winners: list[int]
+
+
 class HeartsErrorReply(Reply):
     """An ``error`` about a table: the engine's ``reason`` for an illegal card, and the fresh
     ``state`` after a ``stale`` intent."""
@@ -282,4 +325,6 @@ class HeartsErrorReply(Reply):
     state: HeartsState | None = None
 
 
-HeartsReply = HeartsState | HeartsCreated | HeartsSeated | HeartsLobby | HeartsErrorReply
+HeartsReply = (
+    HeartsState | HeartsCreated | HeartsSeated | HeartsLobby | HeartsReplay | HeartsErrorReply
+)

@@ -414,7 +414,7 @@ class HeartsService:
             self.seat_of(live, token)
             if live.status != "over":
                 raise HeartsError(ErrorCode.NOT_OVER, "a rematch comes after the match is over")
-            await self._append(live, "rematch", {"seed": new_seed()})
+            await self._append(live, "rematch", {"seed": new_seed(live.record.mode)})
             return live
 
         live = await self._change(table_id, change)

@@ -38,12 +38,14 @@ from heartsuit.server.hearts_protocol import (
     HeartsPass,
     HeartsPlay,
     HeartsRematch,
+    HeartsReplayAsk,
     HeartsSeated,
     HeartsSit,
     HeartsStart,
     HeartsState,
     Stale,
 )
+from heartsuit.server.hearts_replay import replay
 from heartsuit.server.hearts_service import (
     HeartsService,
     SeatTaken,
@@ -191,6 +193,8 @@ class HeartsSession:
         elif isinstance(message, HeartsRematch):
             self._held_seat(await service.table(message.table), message.token)
             await self._reply(await service.rematch(message.table, message.token), req)
+        elif isinstance(message, HeartsReplayAsk):
+            await self.link.send(await replay(service.store, message.table, message.match), req)
 
     # ------------------------------------------------------------------ seats held
 

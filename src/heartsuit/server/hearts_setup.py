@@ -30,6 +30,9 @@ from heartsuit.server.protocol import ErrorCode
 
 #: the level a computer plays at when none is chosen, and for a person who dropped out
 DEFAULT_LEVEL = "normal"
+#: the ``problem`` of a ``bad_code`` refusal of a code for a table of people (its text is the
+#: catalog's ``server.code.people``)
+PEOPLE_PROBLEM = "people"
 NAME_LIMIT = 24
 
 
@@ -102,9 +105,22 @@ def plan_table(
 
 
 def rules_of(message: HeartsCreate) -> tuple[Rules, str, int]:
+    """The rules, the preset and the first match's seed of the table ``message`` asks for.
+
+    A game code deals against the computer only: on a table where people play each other, a
+    code that anyone at it may know would tell them every hand, so such a table is always dealt
+    from a secret seed (:func:`~heartsuit.server.hearts_tables.new_seed`) and a code is refused.
+    """
     overrides = message.options.overrides()
     try:
         if message.code is not None and message.code.strip():
+            if message.mode != "computer":
+                raise HeartsError(
+                    ErrorCode.BAD_CODE,
+                    "a game code plays against the computer only",
+                    problem=PEOPLE_PROBLEM,
+                    code=repr(message.code),
+                )
             parsed = parse_code(message.code)
             return parsed.rules(**overrides), parsed.preset, parsed.seed
         if message.preset == "cancellation":
@@ -117,8 +133,8 @@ def rules_of(message: HeartsCreate) -> tuple[Rules, str, int]:
                 f"{message.preset} is for {Rules.preset(message.preset).players}",
             )
         rules = Rules.preset(message.preset, **overrides)
-        seed = new_seed()
-        format_code(message.preset, seed, players=rules.players)  # the code must exist
+        seed = new_seed(message.mode)
+        format_code(message.preset, 0, players=rules.players)  # the preset must have codes
         return rules, message.preset, seed
     except CodeError as err:
         raise HeartsError(

@@ -18,6 +18,13 @@ Log entries (``kind`` and ``data``):
 - ``seat``: a seat changed hands (``{"seat", "kind", "name", "level"}``; never a token);
 - ``rematch``: a new match with the same seats (``{"seed": s}``).
 
+A match's seed deals all of its hands, so it is a secret while the match runs. Tables against
+the computer take a code's seed (:data:`~heartsuit.hearts.codes.SEED_COUNT` of them, a code
+such as ``HE1-S-AAAAAAM``); tables where people play each other (online, same device) take a
+secret 128-bit seed that no code can write (:func:`~heartsuit.hearts.codes.secret_seed`). Either
+way the seed stays on the server (the table row and the log) until the match is over: frames
+carry :attr:`LiveTable.code` only then (:mod:`heartsuit.server.hearts_view`).
+
 The table's *version* is the length of its log: every intent names the version the page saw,
 and :meth:`LiveTable.is_stale` decides whether what happened since changes the intent's meaning.
 """
@@ -34,7 +41,7 @@ from typing import Any, Literal
 
 from heartsuit.hearts import Match, Rules
 from heartsuit.hearts.actions import Action, Pass, action_from_dict
-from heartsuit.hearts.codes import SEED_COUNT, format_code
+from heartsuit.hearts.codes import SEED_COUNT, format_code, has_code, secret_seed
 from heartsuit.server.protocol import json_text
 
 Mode = Literal["computer", "hotseat", "online"]
@@ -78,8 +85,13 @@ def normalize_invite(text: str) -> str | None:
     return cleaned
 
 
-def new_seed() -> int:
-    return secrets.randbelow(SEED_COUNT)
+def new_seed(mode: Mode) -> int:
+    """A new match's seed: a code's for a table against the computer (a player can only cheat
+    themself, and the code replays the deal once the match is over), a secret one where people
+    play each other (see the module's docstring)."""
+    if mode == "computer":
+        return secrets.randbelow(SEED_COUNT)
+    return secret_seed()
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +102,7 @@ class TableRecord:
     mode: Mode
     preset: str
     rules: dict[str, Any]
-    #: the seed of the first match (a rematch's seed is in its log entry)
+    #: the seed of the first match (a rematch's seed is in its log entry); secret while it runs
     seed: int
     invite: str | None
     created_at_ms: int
@@ -168,7 +180,12 @@ class LiveTable:
         return "over" if self.match.is_over else "playing"
 
     @property
-    def code(self) -> str:
+    def code(self) -> str | None:
+        """The current match's game code; None when its seed is a secret one, which no code
+        writes. Whether it may be shown is the caller's to decide (only once the match is
+        over: :func:`heartsuit.server.hearts_view.table_info`)."""
+        if not has_code(self.seed):
+            return None
         return format_code(self.record.preset, self.seed, players=self.rules.players)
 
     @property

@@ -29,6 +29,11 @@ def invite_url(invite: str | None) -> str | None:
     return None if invite is None else f"/hearts/join/{invite}"
 
 
+def replay_url(table_id: str, match: int) -> str:
+    """The replay page of match ``match`` (from 1) of a table."""
+    return f"/hearts/replay/{table_id}/{match}"
+
+
 def seat_infos(
     live: LiveTable, connected: Collection[int], away: Collection[int]
 ) -> list[SeatInfo]:
@@ -49,11 +54,14 @@ def table_info(
     live: LiveTable, *, host: bool, connected: Collection[int], away: Collection[int]
 ) -> TableInfo:
     record = live.record
+    # a running match's code deals every hand: it is shown, with the replay, once it is over
+    over = live.status == "over"
     return TableInfo(
         id=record.id,
         mode=record.mode,
         status=live.status,
-        code=live.code,
+        code=live.code if over else None,
+        replay_url=replay_url(record.id, live.match_no + 1) if over else None,
         preset=record.preset,
         rules=live.rules.to_dict(),
         invite=record.invite,

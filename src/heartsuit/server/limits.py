@@ -96,13 +96,19 @@ def site_limits(
     hellos_per_minute: int,
     new_games_per_minute: int,
     new_game_types: tuple[str, ...],
+    lookups_per_minute: int | None = None,
+    lookup_types: tuple[str, ...] = (),
     clock: Monotonic = time.monotonic,
 ) -> Limits:
-    """The limits of one site; every type in ``new_game_types`` shares one rate per address."""
+    """The limits of one site; every type in ``new_game_types`` shares one rate per address,
+    and every type in ``lookup_types`` another (``lookups_per_minute``)."""
     new_games = Rate(new_games_per_minute, clock)
+    messages = dict.fromkeys(new_game_types, new_games)
+    if lookups_per_minute is not None:
+        messages.update(dict.fromkeys(lookup_types, Rate(lookups_per_minute, clock)))
     return Limits(
         connections_per_address,
         tabs_per_player,
         Rate(hellos_per_minute, clock),
-        dict.fromkeys(new_game_types, new_games),
+        messages,
     )

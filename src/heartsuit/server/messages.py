@@ -20,6 +20,7 @@ KEYS: Final = (
     *(f"server.error.{code.value}" for code in ErrorCode if code is not ErrorCode.BAD_CODE),
     *(f"server.code.{problem.value}" for problem in CodeProblem),
     "server.code.empty",
+    "server.code.people",
     "server.move.must_match",
     "server.move.covered",
 )

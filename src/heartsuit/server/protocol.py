@@ -28,7 +28,7 @@ class ErrorCode(StrEnum):
 
     One list for the whole site (each code has a message in the catalogs, ``server.error.…``);
     the codes from ``bad_code`` to ``game_over`` belong to Heart to Heart, those from
-    ``unknown_table`` to ``taken_over`` to Hearts tables, the last ones to the site's limits.
+    ``unknown_table`` to ``match_running`` to Hearts tables, the last ones to the site's limits.
     """
 
     BAD_JSON = "bad_json"
@@ -62,6 +62,7 @@ class ErrorCode(StrEnum):
     NOT_OVER = "not_over"
     IN_USE = "in_use"
     TAKEN_OVER = "taken_over"
+    MATCH_RUNNING = "match_running"
     # --- limits (any game) ---
     BAD_TEXT = "bad_text"
     TOO_MANY_CONNECTIONS = "too_many_connections"

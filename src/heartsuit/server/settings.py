@@ -92,6 +92,10 @@ class Settings:
     hellos_per_minute: int = 60
     #: new games (``solitaire.new``, ``hearts.create``) per client address and minute
     new_games_per_minute: int = 30
+    #: table lookups (``hearts.invite``: an invite code tried; ``hearts.replay``: a finished
+    #: match's replay) per client address and minute: the invite is the one short secret a
+    #: stranger can try, so its guesses are counted (docs/site.md, "Secret match seeds")
+    lookups_per_minute: int = 30
     #: the origins whose pages may open ``/ws`` (``scheme://host[:port]``); empty: this
     #: server's own address and localhost, on its port
     origins: tuple[str, ...] = ()
@@ -193,6 +197,7 @@ LIMIT_ENV: Final = {
     "HEARTSUIT_MAX_TABS_PER_PLAYER": "max_tabs_per_player",
     "HEARTSUIT_HELLOS_PER_MINUTE": "hellos_per_minute",
     "HEARTSUIT_NEW_GAMES_PER_MINUTE": "new_games_per_minute",
+    "HEARTSUIT_LOOKUPS_PER_MINUTE": "lookups_per_minute",
 }
 
 
