@@ -1,7 +1,8 @@
 """The site's HTML pages: routes, the language choice and the Jinja2 templates.
 
 Owns the page URLs (``/``, ``/heart-to-heart``, its examples and rules, ``/stats``, and the
-Hearts pages ``/hearts``, ``/hearts/table/<id>``, ``/hearts/join/<invite>``, ``/hearts/rules``),
+Hearts pages ``/hearts``, ``/hearts/table/<id>``, ``/hearts/join/<invite>``,
+``/hearts/replay/<id>[/<match>]``, ``/hearts/rules``),
 which language a request is answered in (``?lang=`` first, then the ``lang`` cookie, then
 Indonesian), and what every template receives: the catalog through ``t(key, **values)`` and the
 strings the page's script needs as JSON. Pages are static shells; the game itself arrives over
@@ -52,6 +53,7 @@ SCRIPT_PREFIXES: Final[dict[str, tuple[str, ...]]] = {
     "hearts": ("hsetup.", "hearts.err.", "hearts.level.", "game.offline"),
     "hearts_table": ("hearts.", "hcard.", "game.offline"),
     "hearts_join": ("hjoin.", "hearts.err.", "hearts.kind.", "game.offline"),
+    "hearts_replay": ("hreplay.", "hearts.", "hcard.", "game.offline"),
     "hearts_rules": (),
     "notfound": (),
 }
@@ -245,6 +247,18 @@ async def hearts_join(request: Request) -> Response:
     return _render(request, "hearts_join", "hearts_join.html", "hjoin.title", {"invite": invite})
 
 
+async def hearts_replay(request: Request) -> Response:
+    table_id = str(request.path_params["table_id"])
+    match = request.path_params.get("match")
+    return _render(
+        request,
+        "hearts_replay",
+        "hearts_replay.html",
+        "hreplay.title",
+        {"table_id": table_id, "match": "" if match is None else str(match)},
+    )
+
+
 async def hearts_rules(request: Request) -> Response:
     return _render(request, "hearts_rules", "hearts_rules.html", "hrules.title")
 
@@ -266,5 +280,7 @@ routes: list[BaseRoute] = [
     Route("/hearts", hearts, name="hearts"),
     Route("/hearts/table/{table_id:str}", hearts_table, name="hearts_table"),
     Route("/hearts/join/{invite:str}", hearts_join, name="hearts_join"),
+    Route("/hearts/replay/{table_id:str}", hearts_replay, name="hearts_replay_last"),
+    Route("/hearts/replay/{table_id:str}/{match:int}", hearts_replay, name="hearts_replay"),
     Route("/hearts/rules", hearts_rules, name="hearts_rules"),
 ]

@@ -200,6 +200,8 @@ function levelOf(seat) {
 function createMessage(which) {
   const { preset, players, code } = chosen();
   if (code === null) return t("hsetup.why.code_bad");
+  // a code anyone at the table may know would give every hand away: people play new cards
+  if (code && which !== "computer") return t("hsetup.why.code_people");
   const rows = [...seatList.querySelectorAll("li")];
   const myName = (rows[0]?.querySelector("input").value || savedName()).trim();
   const seats = [{ kind: "human", name: myName || t("hsetup.you") }];

@@ -61,6 +61,8 @@ const el = {
   look: $("look"),
   four: $("four-colour"),
   code: $("code"),
+  codeLine: $("code-line"),
+  replay: $("replay"),
 };
 // a finished trick stays in view this long before the next pushed state is drawn
 const TRICK_PAUSE_MS = 1100;
@@ -303,7 +305,9 @@ function showBanner(next, event, chosen) {
 function render() {
   const s = state;
   el.status.textContent = statusText(s);
+  // a match's code deals every hand: the server sends it only once the match is over
   el.code.textContent = s.table.code || "";
+  el.codeLine.hidden = !s.table.code;
   const lobby = s.table.status === "lobby";
   el.lobby.hidden = !lobby;
   if (lobby) renderLobby();
@@ -567,6 +571,8 @@ function renderOver() {
   el.over.querySelector("[data-over-title]").textContent =
     over.winners.length === 1 ? t("hearts.over.one", { name: names[0] }) : t("hearts.over.many", { names: names.join(", ") });
   el.over.querySelector("[data-rematch]").hidden = !actingToken();
+  el.replay.href = state.table.replay_url || "";
+  el.replay.closest("p").hidden = !state.table.replay_url;
   el.sheetBox.open = true;
 }
 
