@@ -153,7 +153,7 @@ def test_indonesian() -> None:
     )
     text = out.getvalue()
     assert "Harus bernilai sama" not in text  # 3 is covered, so no mismatch yet
-    assert "Kartu itu masih tertutup." in text
+    assert "Kartu itu masih tertindih." in text
     assert "*** Tidak ada lagi langkah yang bisa dilakukan ***" in text
     assert "Waktu 00:00  Skor 10  Langkah 1" in text
     assert set(STRINGS["en"]) <= set(STRINGS["id"])

@@ -78,7 +78,7 @@ def test_the_stock_is_marked_until_a_pair_can_be_taken(page: Any, server: Server
 
 
 @pytest.mark.parametrize(
-    ("lang", "words"), [("id", "Kartu itu masih tertutup"), ("en", "That card is still covered")]
+    ("lang", "words"), [("id", "Kartu itu masih tertindih"), ("en", "That card is still covered")]
 )
 def test_a_covered_card_says_why_with_move_errors_on(
     page: Any, server: ServerProcess, lang: str, words: str

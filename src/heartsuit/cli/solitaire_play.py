@@ -98,7 +98,7 @@ STRINGS: Final[dict[Language, dict[str, str]]] = {
         "time": "Waktu",
         "score": "Skor",
         "moves": "Langkah",
-        "legend": "| | bebas   ( ) tertutup   * * terpilih",
+        "legend": "| | bebas   ( ) tertindih   * * terpilih",
         "legend_help": "   [ ] bisa dipasangkan   . . tidak cocok",
         "prompt": "> ",
         "help": (
@@ -114,7 +114,7 @@ STRINGS: Final[dict[Language, dict[str, str]]] = {
             "buangan. Tiap kartu hati yang diangkat bernilai 10. Angkat ke-25 kartu untuk menang."
         ),
         "must_match": "Harus bernilai sama",
-        "covered": "Kartu itu masih tertutup.",
+        "covered": "Kartu itu masih tertindih.",
         "empty_place": "Tempat itu sudah kosong.",
         "empty_waste": "Buangan kosong.",
         "nothing_to_flip": "Tumpukan ambil dan buangan sama-sama kosong.",
