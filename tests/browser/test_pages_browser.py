@@ -124,7 +124,7 @@ def test_statistics_count_a_finished_game(page: Any, server: ServerProcess) -> N
     assert page.get_attribute("[data-by-code] tr[data-code]", "role") == "row"
     # the page says what it counts
     counts = page.inner_text("[data-counts]")
-    assert "buntu" in counts and "tanpa melangkah" in counts
+    assert "buntu" in counts and "sebelum mulai bermain" in counts
     assert page.locator("[data-by-code-more]").is_hidden()
 
 
