@@ -120,7 +120,7 @@ def test_statistics_count_a_finished_game(page: Any, server: ServerProcess) -> N
         label = row.nth(4).evaluate("e => getComputedStyle(e, '::before').content")
         assert label.strip('"') == row.nth(4).get_attribute("data-label") != ""
         axe.check(page, f"statistics with a game, on a phone, {lang}")
-    assert row.nth(4).get_attribute("data-label") == "Langkah paling sedikit"
+    assert row.nth(4).get_attribute("data-label") == "Rekor langkah"
     assert page.get_attribute("[data-by-code] tr[data-code]", "role") == "row"
     # the page says what it counts
     counts = page.inner_text("[data-counts]")

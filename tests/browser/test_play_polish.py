@@ -354,7 +354,7 @@ def test_the_win_celebrates_with_the_best_figures_and_the_streak(
     best.wait_for(state="visible")
     moves = info(page, "moves")
     assert won.locator('[data-win="moves"]').inner_text() == moves
-    words = {"id": ("Langkah paling sedikit", "Menang beruntun 1"),
+    words = {"id": ("Rekor langkah", "Menang beruntun 1"),
              "en": ("Fewest moves", "Winning streak 1")}[lang]
     assert won.locator("[data-win-fewest]").inner_text() == f"{words[0]} {moves}"
     assert won.locator("[data-win-streak]").inner_text() == words[1]
