@@ -163,7 +163,7 @@ def test_a_bad_code_is_explained_in_indonesian_too() -> None:
     out = io.StringIO()
     status = play("HH1-N-AAAAAA1", language="id", stdin=io.StringIO(""), stdout=out)
     assert status == 2
-    assert "Kode susunan itu tidak sah: bagian terakhir kode hanya memuat huruf A sampai Z" in (
+    assert "Kode permainan itu tidak sah: bagian terakhir kode hanya memuat huruf A sampai Z" in (
         out.getvalue()
     )
 
