@@ -85,7 +85,7 @@ def test_spoken_card_labels_exist_in_both_languages() -> None:
         }
     assert [i18n.translate("id", k) for k in ("card.free", "card.covered", "card.selected")] == [
         "bebas",
-        "tertutup",
+        "tertindih",
         "terpilih",
     ]
     assert i18n.translate("id", "card.suggested") == "disarankan"

@@ -50,7 +50,7 @@ def test_the_stock_is_not_marked_without_placement_help_or_at_a_dead_end(site: S
 
 
 @pytest.mark.parametrize(
-    ("lang", "words"), [("id", "Kartu itu masih tertutup"), ("en", "That card is still covered")]
+    ("lang", "words"), [("id", "Kartu itu masih tertindih"), ("en", "That card is still covered")]
 )
 def test_a_covered_card_says_why_only_with_move_errors_on(
     site: Site, lang: str, words: str

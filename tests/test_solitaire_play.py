@@ -153,7 +153,7 @@ def test_indonesian() -> None:
     )
     text = out.getvalue()
     assert "Harus bernilai sama" not in text  # 3 is covered, so no mismatch yet
-    assert "Kartu itu masih tertutup." in text
+    assert "Kartu itu masih tertindih." in text
     assert "*** Tidak ada lagi langkah yang bisa dilakukan ***" in text
     assert "Waktu 00:00  Skor 10  Langkah 1" in text
     assert set(STRINGS["en"]) <= set(STRINGS["id"])
@@ -163,7 +163,7 @@ def test_a_bad_code_is_explained_in_indonesian_too() -> None:
     out = io.StringIO()
     status = play("HH1-N-AAAAAA1", language="id", stdin=io.StringIO(""), stdout=out)
     assert status == 2
-    assert "Kode susunan itu tidak sah: bagian terakhir kode hanya memuat huruf A sampai Z" in (
+    assert "Kode permainan itu tidak sah: bagian terakhir kode hanya memuat huruf A sampai Z" in (
         out.getvalue()
     )
 

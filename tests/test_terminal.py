@@ -184,6 +184,8 @@ def _command(
         (["hearts", "play", "--seed", "1", "--lang", "id"], "en", "Babak 1", "Hand 1"),
         (["hearts", "play", "--seed", "1"], "en", "=== Hand 1 — pass left", "Babak"),
         (["hearts", "play", "--seed", "1", "--lang", "en"], None, "Game code HE1-S-", "Kode"),
+        # the match seed in Indonesian words, not the English "Seed"
+        (["hearts", "play", "--seed", "1"], None, "Nomor kocokan 1 (", "Seed"),
         (["solitaire", "play", EXAMPLE], None, "Permainan baru", "New game"),
         (["solitaire", "play", EXAMPLE], "en", "New game", "Permainan baru"),
         (["solitaire", "play", EXAMPLE, "--lang", "en"], "id", "New game", "Permainan baru"),
@@ -261,11 +263,20 @@ def test_wrap_breaks_between_words_only(width: int) -> None:
         assert len(line) <= max(width, longest_word + 10), line
 
 
+def test_the_solitaire_help_speaks_of_typed_commands_not_taps() -> None:
+    # a command is typed, not tapped: "pilih" and "buka", never "ketuk"
+    out = io.StringIO()
+    play(EXAMPLE, language="id", stdin=io.StringIO("h\nq\n"), stdout=out)
+    text = out.getvalue()
+    assert "1..25   pilih kartu di tempat itu pada hati" in text
+    assert "ketuk" not in text.lower()
+
+
 def test_wrap_continues_a_command_line_under_its_description() -> None:
-    line = "  s       ketuk tumpukan ambil (buka satu kartu, atau balikkan buangan bila habis)"
+    line = "  s       buka satu kartu dari tumpukan ambil (kalau habis, buangan dibalik lagi)"
     wrapped = wrap(line, 60).split("\n")
     assert len(wrapped) == 2
-    assert wrapped[0].startswith("  s       ketuk")
+    assert wrapped[0].startswith("  s       buka")
     assert wrapped[1].startswith(" " * 10) and not wrapped[1].startswith(" " * 11)
     assert wrap("short", 60) == "short"
     assert wrap("a\n\nb", 10) == "a\n\nb"

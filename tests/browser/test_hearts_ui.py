@@ -340,12 +340,33 @@ def test_the_online_lobby_invites_starts_and_frees_seats(page: Any, server: Serv
     assert page.input_value("[data-invite-code]") == "ABCD2345"
     assert page.locator('[data-lobby-seats] [data-kind="open"]').count() == 1
     screenshot(page, "hearts-lobby-360")
+    # before the start a freed seat becomes empty, so the button says so
+    assert page.inner_text('[data-lobby-seats] [data-free="1"]') == "Kosongkan kursi"
     page.click('[data-lobby-seats] [data-free="1"]')
     assert fake.wait_for(page, "hearts.free")["seat"] == 1
     page.click("[data-lobby] [data-start]")
     assert fake.wait_for(page, "hearts.start")["token"] == "tok0"
     page.wait_for_selector(HAND)
     assert not page.is_visible("[data-lobby]")
+
+
+def test_during_a_match_freeing_a_seat_hands_it_to_the_computer(
+    page: Any, server: ServerProcess
+) -> None:
+    match = Match.new(Rules.preset("standard"), 7)
+    info = seats(4, ["human", "human", "computer", "computer"])
+    info[1]["connected"] = False
+    info[1]["away"] = True
+    fake = FakeHearts()
+    fake.on("hearts.open", lambda f: [hearts_state(match, view_seat=0, mode="online",
+                                                   seat_info=info)])
+    page.set_viewport_size({"width": 320, "height": 640})
+    open_table(page, server, fake)
+    free = page.locator('.ht-seat[data-seat="1"] [data-free="1"]')
+    assert free.inner_text() == "Serahkan ke komputer"
+    screenshot(page, "hearts-free-seat-playing-320")
+    free.click()
+    assert fake.wait_for(page, "hearts.free")["seat"] == 1
 
 
 def test_joining_from_an_invite_takes_a_free_seat(page: Any, server: ServerProcess) -> None:

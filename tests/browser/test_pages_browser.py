@@ -107,10 +107,10 @@ def test_statistics_count_a_finished_game(page: Any, server: ServerProcess) -> N
     assert page.locator('[data-by-code] tr[data-code="HH1-N-AAAAAAM"]').count() == 1
     row = page.locator('[data-by-code] tr[data-code="HH1-N-AAAAAAM"] td')
     assert row.nth(1).get_attribute("data-label") == "Games"
-    # on a phone, in both languages, each row stacks under its column names instead of making
-    # the table scroll sideways
-    page.set_viewport_size({"width": 360, "height": 740})
-    for lang in ("en", "id"):
+    # on a phone or a small tablet, in both languages, each row stacks under its column names
+    # instead of making the table scroll sideways
+    for width, lang in ((360, "en"), (560, "en"), (560, "id"), (360, "id")):
+        page.set_viewport_size({"width": width, "height": 740})
         page.goto(server.url + f"/stats?lang={lang}")
         page.wait_for_selector('[data-stats][aria-busy="false"]')
         wrap = page.locator(".table-wrap")
@@ -119,12 +119,12 @@ def test_statistics_count_a_finished_game(page: Any, server: ServerProcess) -> N
         )
         label = row.nth(4).evaluate("e => getComputedStyle(e, '::before').content")
         assert label.strip('"') == row.nth(4).get_attribute("data-label") != ""
-        axe.check(page, f"statistics with a game, on a phone, {lang}")
-    assert row.nth(4).get_attribute("data-label") == "Langkah paling sedikit"
+        axe.check(page, f"statistics with a game, {width} px wide, {lang}")
+    assert row.nth(4).get_attribute("data-label") == "Rekor langkah"
     assert page.get_attribute("[data-by-code] tr[data-code]", "role") == "row"
     # the page says what it counts
     counts = page.inner_text("[data-counts]")
-    assert "buntu" in counts and "tanpa melangkah" in counts
+    assert "buntu" in counts and "sebelum mulai bermain" in counts
     assert page.locator("[data-by-code-more]").is_hidden()
 
 

@@ -57,7 +57,7 @@ def test_a_new_player_taps_flips_undoes_and_switches_language(
     # a covered card: nothing happens at all
     before = _heart_classes(page)
     assert "covered" in (page.get_attribute('[data-pos="1"]', "class") or "")
-    assert "tertutup" in (page.get_attribute('[data-pos="1"]', "aria-label") or "")
+    assert "tertindih" in (page.get_attribute('[data-pos="1"]', "aria-label") or "")
     tap(page, 1)
     assert _heart_classes(page) == before
     assert info(page, "moves") == "0"
@@ -280,7 +280,7 @@ def test_every_card_and_pile_speaks_its_state(page: Any, server: ServerProcess) 
     )
     assert len(labels) == 27
     heart, (stock, waste) = labels[:25], labels[25:]
-    assert all(label.endswith((", bebas", ", tertutup")) for label in heart)
+    assert all(label.endswith((", bebas", ", tertindih")) for label in heart)
     assert sum(label.endswith(", bebas") for label in heart) == 1  # only the tip at the start
     assert heart[24].endswith(" hati, bebas")
     # placement help marks the stock while no pair can be taken (as at this deal's start)

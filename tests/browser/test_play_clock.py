@@ -128,7 +128,7 @@ def test_the_deal_of_the_day_from_home_the_play_page_and_in_the_statistics(
         page.set_viewport_size({"width": width, "height": height})
         page.goto(server.url + "/stats?lang=id")
         page.wait_for_selector(f'[data-daily-code]:text("{today}")')
-        assert page.inner_text('[data-daily-stat="streak"]') == "0"
+        assert page.inner_text('[data-daily-stat="streak"]') == "0 hari"
         check(page, f"stats with the deal of the day at {width}")
         screenshot(page, f"daily-stats-{width}")
     # and in English: the game goes on, marked as the deal of the day

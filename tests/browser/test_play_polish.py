@@ -78,7 +78,7 @@ def test_the_stock_is_marked_until_a_pair_can_be_taken(page: Any, server: Server
 
 
 @pytest.mark.parametrize(
-    ("lang", "words"), [("id", "Kartu itu masih tertutup"), ("en", "That card is still covered")]
+    ("lang", "words"), [("id", "Kartu itu masih tertindih"), ("en", "That card is still covered")]
 )
 def test_a_covered_card_says_why_with_move_errors_on(
     page: Any, server: ServerProcess, lang: str, words: str
@@ -354,7 +354,7 @@ def test_the_win_celebrates_with_the_best_figures_and_the_streak(
     best.wait_for(state="visible")
     moves = info(page, "moves")
     assert won.locator('[data-win="moves"]').inner_text() == moves
-    words = {"id": ("Langkah paling sedikit", "Menang beruntun 1"),
+    words = {"id": ("Rekor langkah", "Menang beruntun 1"),
              "en": ("Fewest moves", "Winning streak 1")}[lang]
     assert won.locator("[data-win-fewest]").inner_text() == f"{words[0]} {moves}"
     assert won.locator("[data-win-streak]").inner_text() == words[1]

@@ -134,7 +134,7 @@ STRINGS: Final[dict[Lang, dict[str, str]]] = {
         "nothing": "tidak ada",
         "not_number": "{token} bukan nomor kartu (1..{count})",
         "not_card": "{token!r} bukan kartu: tulis nilai lalu jenisnya, seperti QS, 10H atau 2C",
-        "seed": "Seed permainan {seed} (mainkan lagi dengan --seed {seed}).",
+        "seed": "Nomor kocokan {seed} (mainkan lagi dengan --seed {seed}).",
         "code": "Kode permainan {code} (mainkan lagi dengan --code {code}).",
         "moon_rule": "Siapa yang menembak bulan memilih cara skornya dihitung.",
         "moon_choose": "Kamu menembak bulan! Pilih cara skornya dihitung:",

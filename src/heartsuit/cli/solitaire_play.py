@@ -98,14 +98,14 @@ STRINGS: Final[dict[Language, dict[str, str]]] = {
         "time": "Waktu",
         "score": "Skor",
         "moves": "Langkah",
-        "legend": "| | bebas   ( ) tertutup   * * terpilih",
+        "legend": "| | bebas   ( ) tertindih   * * terpilih",
         "legend_help": "   [ ] bisa dipasangkan   . . tidak cocok",
         "prompt": "> ",
         "help": (
             "Perintah:\n"
-            "  1..25   ketuk kartu di tempat itu pada hati\n"
-            "  s       ketuk tumpukan ambil (buka satu kartu, atau balikkan buangan bila habis)\n"
-            "  w       ketuk kartu teratas buangan\n"
+            "  1..25   pilih kartu di tempat itu pada hati\n"
+            "  s       buka satu kartu dari tumpukan ambil (kalau habis, buangan dibalik lagi)\n"
+            "  w       pilih kartu teratas buangan\n"
             "  u       urungkan langkah terakhir (paling banyak 100 langkah)\n"
             "  n       permainan baru (n KODE memainkan susunan itu)\n"
             "  h       bantuan ini\n"
@@ -114,7 +114,7 @@ STRINGS: Final[dict[Language, dict[str, str]]] = {
             "buangan. Tiap kartu hati yang diangkat bernilai 10. Angkat ke-25 kartu untuk menang."
         ),
         "must_match": "Harus bernilai sama",
-        "covered": "Kartu itu masih tertutup.",
+        "covered": "Kartu itu masih tertindih.",
         "empty_place": "Tempat itu sudah kosong.",
         "empty_waste": "Buangan kosong.",
         "nothing_to_flip": "Tumpukan ambil dan buangan sama-sama kosong.",
@@ -127,7 +127,7 @@ STRINGS: Final[dict[Language, dict[str, str]]] = {
         "over": "Permainan ini sudah selesai: ketik u untuk mengurungkan, n untuk baru, q keluar.",
         "unknown": "Perintah {text!r} tidak dikenal. Ketik h untuk bantuan.",
         "no_position": "Tidak ada tempat {number}: tempat bernomor 1 sampai 25.",
-        "bad_code": "Kode susunan itu tidak sah: {error}",
+        "bad_code": "Kode permainan itu tidak sah: {error}",
         # deal-code problems (codes.CodeProblem), since the codes module speaks English
         "code_not_text": "kode harus berupa teks",
         "code_parts": "kode terdiri atas tiga bagian yang dipisah '-', seperti HH1-N-AAAAAAM",

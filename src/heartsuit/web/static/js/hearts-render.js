@@ -197,7 +197,8 @@ export function seatChip(state, seat, { host = false, onFree = null } = {}) {
     free.type = "button";
     free.className = "btn small";
     free.dataset.free = String(seat);
-    free.textContent = t("hearts.free_seat");
+    // during a match a freed seat goes to a computer (in the lobby it becomes empty instead)
+    free.textContent = t("hearts.free_seat_playing");
     li.append(free);
   }
   return li;

@@ -400,6 +400,7 @@ function renderLobby() {
       free.type = "button";
       free.className = "btn small";
       free.dataset.free = String(seat);
+      // before the start a freed seat becomes empty (during a match a computer takes it)
       free.textContent = t("hearts.free_seat");
       li.append(free);
     }

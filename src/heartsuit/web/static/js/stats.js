@@ -16,6 +16,8 @@ const dash = t("stats.dash");
 
 const time = (ms) => (ms === null || ms === undefined ? dash : formatTime(ms));
 const count = (n) => (n === null || n === undefined ? dash : String(n));
+// a daily streak counts days, and says so ("3 hari", "1 day")
+const days = (n) => (n === null || n === undefined ? dash : t("daily.days", { n }));
 
 function percent(value) {
   if (value === null || value === undefined) return dash;
@@ -51,8 +53,8 @@ function fillDaily(daily) {
   root.querySelector("[data-daily-code]").textContent = daily.code;
   root.querySelector("[data-daily-won]").hidden = !daily.won_today;
   const values = {
-    streak: count(daily.streak),
-    best_streak: count(daily.best_streak),
+    streak: days(daily.streak),
+    best_streak: days(daily.best_streak),
     players: count(daily.players),
     winners: count(daily.winners),
     best_time: time(daily.best_time_ms),
