@@ -26,7 +26,15 @@ Game = Literal["Hearts", "Heart to Heart"]
 Scope = Literal["Hearts", "Heart to Heart", "both"]
 
 #: the keys of the Hearts pages (every other key is Heart to Heart's or the site's own)
-HEARTS_KEYS: Final = ("hsetup.", "hearts.", "hrules.", "hjoin.", "hcard.", "home.hearts.")
+HEARTS_KEYS: Final = (
+    "hsetup.",
+    "hearts.",
+    "hrules.",
+    "hjoin.",
+    "hreplay.",
+    "hcard.",
+    "home.hearts.",
+)
 
 _CODE = re.compile(r"`([^`]+)`")
 #: "{total|deal|deals}" counts as its plural word; other placeholders and options are not words
