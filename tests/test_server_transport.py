@@ -9,6 +9,7 @@ connected. The times waited are generous bounds for "it ends", never measurement
 from __future__ import annotations
 
 import contextlib
+import logging
 import socket
 import sys
 import threading
@@ -162,3 +163,62 @@ def test_serve_freezes_what_start_up_made_and_takes_the_bench_options(tmp_path: 
         gc.unfreeze()
         gc.set_threshold(*thresholds)
         sys.setswitchinterval(switch)
+
+
+def _bad_utf8_frame() -> bytes:
+    """A masked text frame whose payload is not UTF-8 (a lone 0xff byte inside a string)."""
+    payload = b'{"type":"hello","player":"\xff\xfe"}'
+    mask = b"\x01\x02\x03\x04"
+    masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+    return bytes([0x81, 0x80 | len(payload)]) + mask + masked
+
+
+def test_frames_that_are_not_utf8_are_closed_with_a_short_line_a_minute(tmp_path: Path) -> None:
+    """200 sockets, each sending a frame that is not UTF-8, are each closed with 1007; the log
+    gains one short line about them (no traceback), not one 3 KB traceback each."""
+    with server_process(tmp_path) as server:
+        before = len(server.output())
+        for _ in range(200):
+            sock = raw_websocket(server.port)
+            sock.sendall(_bad_utf8_frame())
+            sock.settimeout(10)
+            closing = sock.recv(16)
+            assert closing[:2] == b"\x88\x02" and closing[2:4] == (1007).to_bytes(2, "big")
+            sock.close()
+        # the server is still serving, and says so in the log only once
+        with urllib.request.urlopen(f"http://127.0.0.1:{server.port}/healthz", timeout=5) as r:
+            assert r.read() == b"ok"
+        added = server.output()[before:]
+        assert "Traceback" not in added and "UnicodeDecodeError" not in added
+        lines = [line for line in added.splitlines() if "not UTF-8" in line]
+        assert len(lines) == 1, lines
+        assert len(lines[0]) < 120, lines[0]
+
+
+def test_the_mistake_log_writes_a_line_a_minute_per_address_and_forgets() -> None:
+    from heartsuit.server.transport import MistakeLog
+
+    now = [0.0]
+    written: list[str] = []
+
+    class Collect(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            written.append(record.getMessage())
+
+    logger = logging.getLogger("tests.mistakes")
+    logger.addHandler(Collect())
+    logger.propagate = False
+    mistakes = MistakeLog(60.0, clock=lambda: now[0], logger=logger, max_addresses=3)
+    assert mistakes.note("10.0.0.1", "bad")
+    assert not mistakes.note("10.0.0.1", "bad") and not mistakes.note("10.0.0.1", "bad")
+    assert mistakes.note("10.0.0.2", "bad")  # another address has its own line
+    now[0] = 61.0
+    assert mistakes.note("10.0.0.1", "bad")
+    assert written == [
+        "client 10.0.0.1: bad",
+        "client 10.0.0.2: bad",
+        "client 10.0.0.1: bad (and 2 more since the last line)",
+    ]
+    for n in range(10):  # many addresses: the remembered ones stay bounded
+        mistakes.note(f"10.1.0.{n}", "bad")
+    assert len(mistakes._seen) <= 3 + 1

@@ -18,7 +18,9 @@ classes :mod:`heartsuit.cli.serve_cmd` hands to uvicorn instead:
   which offers the app a way to write a text frame at once (:data:`SEND_NOW`), without the
   layers of coroutines an ASGI ``send`` crosses; and which, on a socket that agreed to
   compress (permessage-deflate), sends a message shorter than :data:`COMPRESS_FROM_BYTES` as it
-  is.
+  is; and which closes a text frame that is not UTF-8 (1007) with one short line in the log,
+  at most one a minute per address (:class:`MistakeLog`), where uvicorn logs a traceback of
+  3 KB for each: a client's mistake must not fill a disk or drown a real error.
 
 Everything here works below the app, on the event loop's transports: the app never sees a
 request that is too large or too slow, and a stalled reader's sends fail as a disconnect.
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
@@ -146,6 +149,56 @@ def http_protocol(*, max_header_bytes: int, request_timeout_s: float) -> type[H1
     return BoundedH11Protocol
 
 
+class MistakeLog:
+    """Client mistakes in the log: one short line (a warning, never a traceback) per address,
+    then none from that address for ``interval_s``; the next line says how many were left out.
+
+    A server's own errors keep their tracebacks; a client that sends garbage gets a line a
+    minute however fast it sends. The addresses remembered are bounded (the quiet ones are
+    forgotten first), so a flood from many addresses does not grow the process either.
+    """
+
+    def __init__(
+        self,
+        interval_s: float = 60.0,
+        clock: Callable[[], float] = time.monotonic,
+        logger: logging.Logger = log,
+        max_addresses: int = 10_000,
+    ) -> None:
+        self.interval_s = interval_s
+        self.clock = clock
+        self.logger = logger
+        self.max_addresses = max_addresses
+        #: address -> (when its last line was written, mistakes left out since)
+        self._seen: dict[str, tuple[float, int]] = {}
+
+    def note(self, address: str, what: str) -> bool:
+        """Count one mistake of ``address``; True if a line was written for it."""
+        now = self.clock()
+        seen = self._seen.get(address)
+        if seen is not None and now - seen[0] < self.interval_s:
+            self._seen[address] = (seen[0], seen[1] + 1)
+            return False
+        left_out = seen[1] if seen is not None else 0
+        self._seen[address] = (now, 0)
+        if len(self._seen) > self.max_addresses:
+            self._forget(now)
+        more = f" (and {left_out} more since the last line)" if left_out else ""
+        self.logger.warning("client %s: %s%s", address, what, more)
+        return True
+
+    def _forget(self, now: float) -> None:
+        for address, (when, _) in list(self._seen.items()):
+            if now - when >= self.interval_s:
+                del self._seen[address]
+        if len(self._seen) > self.max_addresses:
+            self._seen.clear()
+
+
+#: the process's log of client mistakes at the transport
+MISTAKES = MistakeLog()
+
+
 def websocket_protocol(
     *, send_buffer_bytes: int, send_stall_s: float
 ) -> type[WebSocketsSansIOProtocol]:
@@ -176,6 +229,29 @@ def websocket_protocol(
         def data_received(self, data: bytes) -> None:
             self._heard = self.loop.time()
             super().data_received(data)
+
+        def send_receive_event_to_app(self) -> None:
+            # uvicorn's, but for a text frame that is not UTF-8: closed the same way (1007),
+            # with one short line (MistakeLog) instead of an ERROR and its traceback
+            data = self.frames[0] if len(self.frames) == 1 else b"".join(self.frames)
+            self.frames = []
+            if self.close_sent:
+                return  # past the app's close: read on until the peer's close reply
+            if self.curr_msg_data_type == "text":
+                try:
+                    text = data.decode()
+                except UnicodeDecodeError:
+                    address = self.client[0] if self.client else "?"
+                    MISTAKES.note(address, "a text frame that is not UTF-8 (closed: 1007)")
+                    self.conn.send_close(1007)
+                    self.handle_parser_exception()
+                    return
+                self.queue.put_nowait({"type": "websocket.receive", "text": text})
+            else:
+                self.queue.put_nowait({"type": "websocket.receive", "bytes": data})
+            if not self.read_paused:
+                self.read_paused = True
+                self.transport.pause_reading()
 
         def send_keepalive_ping(self) -> None:
             # a peer heard from within the interval is alive: look again when it will have been
