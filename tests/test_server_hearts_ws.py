@@ -295,6 +295,9 @@ def test_online_bad_inputs_change_nothing(site: Site) -> None:
         ({"type": "hearts.create", "options": {"target": 0}}, "bad_message"),
         ({"type": "hearts.create", "options": {"surprise": True}}, "bad_message"),
         ({"type": "hearts.create", "code": "HE1-Q-AAAAAAA"}, "bad_code"),
+        # an empty code is refused as in every code field, not taken for "new cards"
+        ({"type": "hearts.create", "code": ""}, "bad_code"),
+        ({"type": "hearts.create", "code": "   "}, "bad_code"),
         ({"type": "hearts.create", "preset": "standard", "players": 5}, "bad_rules"),
         ({"type": "hearts.create", "preset": "cancellation", "players": 11}, "bad_message"),
         ({"type": "hearts.create", "name": "x" * 25}, "bad_name"),
@@ -768,3 +771,20 @@ def test_a_card_reaches_the_other_seats_in_the_publisher_s_call(
         play_until_over(seats, hands=2)  # a second hand, every push the queued way
         assert len(queued) >= 3 * 56 and at_once and not any(at_once)
         assert len({person.version for person in seats}) == 1
+
+
+@pytest.mark.parametrize(
+    "code, words",
+    [
+        ("HE1-Q-AAAAAAA", "unknown variant: after HE1- comes S, T, F, O, B or C6 to C10"),
+        ("HH1-N-AAAAAAM", "is not a Hearts code: a Hearts code starts with HE"),
+        ("HE1-S-AAAA", "must end with exactly seven letters"),
+        ("", "Type a game code, like HE1-S-AAAAAAM"),
+    ],
+)
+def test_a_bad_hearts_code_is_explained_in_hearts_words(site: Site, code: str, words: str) -> None:
+    with ExitStack() as stack:
+        me = seat(site, stack)  # (in English)
+        reply = me.ask("hearts.create", mode="computer", code=code)
+        assert reply["code"] == "bad_code" and words in reply["message"], reply
+        assert "HH1-N" not in reply["message"] or code.startswith("HH1")

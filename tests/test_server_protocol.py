@@ -131,7 +131,8 @@ def test_every_error_and_code_problem_has_a_message_in_both_languages(
     keys = [f"server.error.{c.value}" for c in ErrorCode if c is not ErrorCode.BAD_CODE]
     keys += [f"server.code.{p.value}" for p in CodeProblem]
     keys.append("server.code.empty")  # the solitaire's own word for an empty code
-    keys.append("server.code.people")  # Hearts: a code for a table of people
+    keys += [f"server.hcode.{p.value}" for p in CodeProblem]  # Hearts' own words
+    keys += ["server.hcode.empty", "server.hcode.people"]
     keys += ["server.move.must_match", "server.move.covered"]
     for key in keys:
         text = messages.text(lang, key, code="HH1", limit=1, type="t", field="f", seconds=1)

@@ -392,7 +392,8 @@ class HeartsSession:
         if err.code is ErrorCode.ILLEGAL and isinstance(reason, str):
             text = self._t(f"hearts.reason.{reason}")
         elif err.code is ErrorCode.BAD_CODE:
-            text = self._t(f"server.code.{err.values.get('problem', 'parts')}", **err.values)
+            # a Hearts code's problem in Hearts' words (HE1-…, its variants)
+            text = self._t(f"server.hcode.{err.values.get('problem', 'parts')}", **err.values)
         else:
             text = self._t(f"server.error.{err.code.value}", **err.values)
         return HeartsErrorReply(

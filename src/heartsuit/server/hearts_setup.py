@@ -113,7 +113,10 @@ def rules_of(message: HeartsCreate) -> tuple[Rules, str, int]:
     """
     overrides = message.options.overrides()
     try:
-        if message.code is not None and message.code.strip():
+        if message.code is not None:
+            if not message.code.strip():
+                # as every code field: an empty code is a mistake, not "a new deal"
+                raise HeartsError(ErrorCode.BAD_CODE, "the game code is empty", problem="empty")
             if message.mode != "computer":
                 raise HeartsError(
                     ErrorCode.BAD_CODE,

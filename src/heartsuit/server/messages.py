@@ -20,7 +20,10 @@ KEYS: Final = (
     *(f"server.error.{code.value}" for code in ErrorCode if code is not ErrorCode.BAD_CODE),
     *(f"server.code.{problem.value}" for problem in CodeProblem),
     "server.code.empty",
-    "server.code.people",
+    # a bad Hearts code (hearts.create) is explained in Hearts' words (server.hcode.…)
+    *(f"server.hcode.{problem.value}" for problem in CodeProblem),
+    "server.hcode.empty",
+    "server.hcode.people",
     "server.move.must_match",
     "server.move.covered",
 )
