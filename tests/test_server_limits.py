@@ -29,8 +29,10 @@ def site(tmp_path: Path) -> Any:
         max_connections_per_address=4,
         max_tabs_per_player=2,
         hellos_per_minute=5,
+        new_players_per_minute=3,
         new_games_per_minute=3,
         lookups_per_minute=4,
+        address_share=2,
         hearts_pace_ms=0,
     ) as running:
         yield running
@@ -49,42 +51,70 @@ def test_sockets_per_address_are_limited(site: Site) -> None:
         socket.__exit__(None, None, None)
 
 
-def test_hellos_per_address_are_limited(site: Site) -> None:
+def test_new_player_ids_are_limited_per_address(site: Site) -> None:
+    """A hello without a kept id makes a new player: that, one address may do 3 times a
+    minute here; the refusal says truthfully when the next is taken."""
     with site.peer(hello=False) as peer:
-        replies = [peer.ask("hello") for _ in range(6)]
-    assert [r["type"] for r in replies] == ["welcome"] * 5 + ["error"]
-    assert replies[-1]["code"] == "rate_limited"
-    assert "60 seconds" in replies[-1]["message"] or "detik" in replies[-1]["message"]
+        replies = [peer.ask("hello") for _ in range(4)]
+        assert [r["type"] for r in replies] == ["welcome"] * 3 + ["error"]
+        refused = replies[-1]
+        assert refused["code"] == "rate_limited" and refused["retry_after"] == 20
+        assert "20 detik" in refused["message"]
+        # a known player is not a new one: its own hellos go on
+        assert peer.ask("hello", player=replies[0]["player"])["type"] == "welcome"
+    # nothing was made for the refused hello
+    assert site_rows(site, "SELECT count(*) FROM players") == [(0,)]
 
 
-def test_new_games_per_address_are_limited_across_both_games(site: Site) -> None:
-    with site.peer() as peer:
-        peer.new_game(CODE)
-        peer.new_game(CODE)
-        created = peer.ask("hearts.create", mode="computer", preset="standard", options={})
+def test_hellos_of_one_player_are_limited_per_player(site: Site) -> None:
+    with site.peer(hello=False) as peer:
+        me = peer.ask("hello")["player"]
+        other = peer.ask("hello")["player"]
+        # the first hello made the id: five more with it, then its bucket is empty
+        replies = [peer.ask("hello", player=me) for _ in range(6)]
+        assert [r["type"] for r in replies[:5]] == ["welcome"] * 5
+        assert replies[5]["code"] == "rate_limited" and replies[5]["retry_after"] == 12
+        # another person at the same address has their own (the address's ceiling is 10)
+        assert peer.ask("hello", player=other)["type"] == "welcome"
+
+
+def test_new_games_are_limited_per_player_and_per_address(site: Site) -> None:
+    with site.peer() as first, site.peer() as second, site.peer() as third:
+        # three new games each a minute here: the first person's fourth waits...
+        first.new_game(CODE)
+        first.new_game(CODE)
+        created = first.ask("hearts.create", mode="computer", preset="standard", options={})
         assert created["type"] == "hearts.created", created
-        refused = peer.ask("solitaire.new", code=CODE)
-        assert refused["code"] == "rate_limited"
-        assert peer.ask("hearts.create", mode="computer", preset="standard")["code"] == (
-            "rate_limited"
-        )
-        # the refused deal changed nothing: the game is the second one dealt
+        refused = first.ask("solitaire.new", code=CODE)
+        assert refused["code"] == "rate_limited" and refused["retry_after"] == 20
+        assert first.ask("hearts.create", mode="computer")["code"] == "rate_limited"
+        # ...while another person behind the same address plays on
+        second.new_game(CODE)
+        second.new_game(CODE)
+        second.new_game(CODE)
+        # six at one address is its ceiling here (twice one person's): a third person waits
+        ceiling = third.ask("solitaire.new", code=CODE)
+        assert ceiling["code"] == "rate_limited" and ceiling["retry_after"] >= 1
+        # the refused deals changed nothing: five solitaire games were dealt
         games = site_rows(site, "SELECT id FROM solitaire_games")
-        assert len(games) == 2
-        assert peer.ask("solitaire.resume")["type"] == "solitaire.state"
+        assert len(games) == 5
+        assert first.ask("solitaire.resume")["type"] == "solitaire.state"
 
 
-def test_invite_guesses_and_replays_per_address_are_limited(site: Site) -> None:
+def test_invite_guesses_and_replays_are_limited_per_player_and_per_address(site: Site) -> None:
     with site.peer() as guesser:
         replies = [guesser.ask("hearts.invite", invite=f"ABCDEFG{c}") for c in "HJKM"]
         # four wrong guesses are answered as such; the fifth lookup of either kind waits
         assert [r["code"] for r in replies] == ["bad_invite"] * 4
         refused = guesser.ask("hearts.invite", invite="ABCDEFGN")
-        assert refused["code"] == "rate_limited"
-        assert "15 seconds" in refused["message"] or "detik" in refused["message"]
+        assert refused["code"] == "rate_limited" and refused["retry_after"] == 15
+        assert "15 detik" in refused["message"]
         assert guesser.ask("hearts.replay", table="abcdefgh")["code"] == "rate_limited"
-    with site.peer() as other:  # (one address: the test client's) the bucket is the address's
-        assert other.ask("hearts.invite", invite="ABCDEFGP")["code"] == "rate_limited"
+    with site.peer() as other:  # a second person: four more, then the address's ceiling
+        codes = [other.ask("hearts.invite", invite=f"ABCDEFG{c}")["code"] for c in "PQRST"]
+        assert codes == ["bad_invite"] * 4 + ["rate_limited"]
+    with site.peer() as third:
+        assert third.ask("hearts.invite", invite="ABCDEFGU")["code"] == "rate_limited"
 
 
 def test_tabs_per_player_are_limited(site: Site) -> None:
@@ -99,10 +129,33 @@ def test_tabs_per_player_are_limited(site: Site) -> None:
             assert again.player == first.player
 
 
+def test_serve_help_names_every_limit_with_its_variable_and_default(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from heartsuit.cli import main
+    from heartsuit.server.settings import LIMIT_ENV
+
+    with pytest.raises(SystemExit):
+        main(["serve", "--help"])
+    text = capsys.readouterr().out
+    for name in LIMIT_ENV:
+        assert name in text, name
+    assert "HEARTSUIT_NEW_PLAYERS_PER_MINUTE (default 120)\n" in text
+    assert "HEARTSUIT_MAX_CONNECTIONS_PER_ADDRESS (default 1000)\n" in text
+
+
+def test_every_limit_must_be_at_least_one() -> None:
+    from heartsuit.server.settings import SettingsError
+
+    with pytest.raises(SettingsError, match="at least 1"):
+        Settings(address_share=0)
+
+
 def test_hellos_alone_store_no_player(site: Site) -> None:
     with site.peer(hello=False) as peer:
-        for _ in range(5):
-            peer.ask("hello")
+        me = peer.ask("hello")["player"]
+        for _ in range(4):
+            peer.ask("hello", player=me)
     assert site_rows(site, "SELECT count(*) FROM players") == [(0,)]
 
 

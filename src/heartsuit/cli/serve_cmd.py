@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from heartsuit.server.settings import DEFAULT_HOST, DEFAULT_PORT
+from heartsuit.server.settings import DEFAULT_HOST, DEFAULT_PORT, limits_help
 
 if TYPE_CHECKING:
     import uvicorn
@@ -39,7 +39,10 @@ def register(sub: Any) -> None:
     parser: argparse.ArgumentParser = sub.add_parser(
         "serve",
         help="run the website",
-        description="Run the heartsuit site (Heart to Heart in the browser) on uvicorn.",
+        description="Run the heartsuit site (Heart to Heart and Hearts in the browser) on "
+        "uvicorn.",
+        epilog=limits_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "--host", default=DEFAULT_HOST, help=f"address to listen on (default {DEFAULT_HOST})"

@@ -86,6 +86,12 @@ class _JSON(JSONResponse):
         return json.dumps(content, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
+#: the messages that start a game: one rate per player (and its ceiling per address)
+NEW_GAME_TYPES = ("solitaire.new", "solitaire.restart", "hearts.create")
+#: the messages that look a table up: another
+LOOKUP_TYPES = ("hearts.invite", "hearts.replay")
+
+
 def create_app(
     settings: Settings | None = None,
     *,
@@ -136,10 +142,12 @@ def create_app(
         connections_per_address=settings.max_connections_per_address,
         tabs_per_player=settings.max_tabs_per_player,
         hellos_per_minute=settings.hellos_per_minute,
-        new_games_per_minute=settings.new_games_per_minute,
-        new_game_types=("solitaire.new", "solitaire.restart", "hearts.create"),
-        lookups_per_minute=settings.lookups_per_minute,
-        lookup_types=("hearts.invite", "hearts.replay"),
+        new_players_per_minute=settings.new_players_per_minute,
+        address_share=settings.address_share,
+        groups=[
+            (settings.new_games_per_minute, NEW_GAME_TYPES),
+            (settings.lookups_per_minute, LOOKUP_TYPES),
+        ],
     )
     origins = allowed_origins(settings)
     hosts = allowed_hosts(settings)

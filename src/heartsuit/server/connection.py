@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 from collections import deque
 from collections.abc import Sequence
 from typing import Any
@@ -48,6 +49,7 @@ from heartsuit.server.protocol import (
     LangReply,
     MessageParser,
     ProtocolError,
+    RateLimitedReply,
     Reply,
     Welcome,
     decode_frame,
@@ -188,20 +190,24 @@ class Connection:
         await self._owners[message.type].handle(self.player, message, req)
 
     def _rate(self, kind: str) -> None:
-        """Refuse a message that came too often from this address (``rate_limited``)."""
-        rate = None if self.limits is None else self.limits.messages.get(kind)
-        if kind == "hello" and self.limits is not None:
-            rate = self.limits.hellos
-        if rate is not None:
-            wait = rate.take(self.address)
-            if wait > 0:
-                raise ProtocolError(
-                    ErrorCode.RATE_LIMITED, f"too many {kind}", seconds=max(1, round(wait))
-                )
+        """Refuse a message that came too often from this player, or from this address beyond
+        its ceiling (``rate_limited``; server/limits.py)."""
+        limited = None if self.limits is None else self.limits.messages.get(kind)
+        if limited is not None and self.player is not None:
+            _refuse_after(limited.take(self.player.id, self.address), kind)
 
     async def _hello(self, message: Hello, req: int | None) -> None:
-        self._rate("hello")
         player = await self.players.hello(message.player)
+        if self.limits is not None:
+            if player.id == message.player:
+                # a known id: its own hellos count, and the address's ceiling
+                _refuse_after(self.limits.hellos.take(player.id, self.address), "hello")
+            else:
+                # a new id: minting ids is what one address may not do without bound
+                wait = self.limits.new_players.take(self.address)
+                if wait > 0:
+                    self.players.forget(player.id)  # refused: nothing was made
+                    _refuse_after(wait, "new player")
         same = self.player is not None and self.player.id == player.id
         if self.limits is not None and not same:
             if not self.limits.open_tab(player.id):
@@ -350,7 +356,20 @@ class Connection:
         else:
             key = f"server.error.{err.code.value}"
         text = messages.text(self.lang, key, **err.values)
-        await self.send(ErrorReply(code=err.code, message=text), req)
+        seconds = err.values.get("seconds")
+        if err.code is ErrorCode.RATE_LIMITED and isinstance(seconds, int):
+            reply: ErrorReply = RateLimitedReply(code=err.code, message=text, retry_after=seconds)
+        else:
+            reply = ErrorReply(code=err.code, message=text)
+        await self.send(reply, req)
+
+
+def _refuse_after(wait: float, what: str) -> None:
+    """Raise ``rate_limited`` when ``wait`` (seconds until a token is back) is not 0; the
+    seconds said are rounded up, so that a page that waits them is taken."""
+    if wait > 0:
+        seconds = max(1, math.ceil(wait)) if math.isfinite(wait) else 3600
+        raise ProtocolError(ErrorCode.RATE_LIMITED, f"too many {what}", seconds=seconds)
 
 
 def client_parser(games: Sequence[GameService]) -> MessageParser:

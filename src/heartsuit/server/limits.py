@@ -1,23 +1,36 @@
-"""What one client may take of the site: sockets per address, tabs per player, and how often an
-address may say ``hello`` or start a game.
+"""What one person may take of the site, and what one address may: sockets, tabs, ``hello``,
+new games and table lookups.
 
-One :class:`Limits` per app, in memory (each process counts its own clients). Counters are
-keyed by the client's address as the socket sees it (or as a trusted proxy says, see
-``Settings.forwarded_allow_ips``) and by player id. The connection asks before it accepts a
-socket, before ``hello`` takes a player, and before a message of a limited type reaches its game;
-a refusal is an ``error`` reply with its own code, and nothing changes.
+A limit counts what a person is, their player id, and only a ceiling counts where they connect
+from: Indonesia's mobile carriers put hundreds of subscribers behind one public IPv4 address
+(carrier-grade NAT), and limits per address locked such players out (docs/site.md, "Behind
+carrier NAT"). So:
+
+- per **player id**: tabs (sockets of one player), ``hello`` with that id, new games
+  (``solitaire.new``, ``solitaire.restart``, ``hearts.create``) and table lookups
+  (``hearts.invite``, ``hearts.replay``);
+- per **address**: a ``hello`` that mints a new player id (the id is what the other limits
+  count, so minting ids is what an address may not do without bound), the sockets open, and for
+  every per-person rate a ceiling ``address_share`` times as large — an address may stand for
+  many people, and a flood from one address still stops there.
+
+One :class:`Limits` per app, in memory (each process counts its own clients). The connection
+asks before it accepts a socket, before ``hello`` takes a player, and before a message of a
+limited type reaches its game; a refusal is an ``error`` reply with its own code and, for a
+rate, ``retry_after``: the whole seconds until the bucket that refused has a token again. A
+refused request changes nothing, and spends nothing of the other bucket it was checked against.
 """
 
 from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 Monotonic = Callable[[], float]
 
-#: how many addresses a rate keeps buckets for; past it, full buckets are forgotten
+#: how many keys a rate keeps buckets for; past it, full buckets are forgotten
 _MAX_BUCKETS = 50_000
 
 
@@ -30,6 +43,15 @@ class Rate:
         self.clock = clock
         #: key -> (tokens, when they were counted)
         self._buckets: dict[str, tuple[float, float]] = {}
+
+    def wait(self, key: str) -> float:
+        """The seconds until ``key`` has a token (0: it has one now); spends nothing."""
+        now = self.clock()
+        tokens, then = self._buckets.get(key, (self.capacity, now))
+        tokens = min(self.capacity, tokens + (now - then) * self.refill_per_s)
+        if tokens >= 1:
+            return 0.0
+        return (1 - tokens) / self.refill_per_s if self.refill_per_s > 0 else float("inf")
 
     def take(self, key: str) -> float:
         """Spend one token of ``key``: 0 if allowed, else the seconds until one is back."""
@@ -44,10 +66,31 @@ class Rate:
             self._forget_full(now)
         return 0.0
 
+    def __len__(self) -> int:
+        return len(self._buckets)
+
     def _forget_full(self, now: float) -> None:
         for key, (tokens, then) in list(self._buckets.items()):
             if tokens + (now - then) * self.refill_per_s >= self.capacity:
                 del self._buckets[key]
+
+
+@dataclass(frozen=True, slots=True)
+class Limited:
+    """A rate per person and its ceiling per address, checked together."""
+
+    person: Rate
+    address: Rate
+
+    def take(self, person: str, address: str) -> float:
+        """Spend a token of both buckets: 0 if both had one, else the seconds until the one
+        that refused has one again (and nothing of either is spent)."""
+        wait = max(self.person.wait(person), self.address.wait(address))
+        if wait > 0:
+            return wait
+        self.person.take(person)
+        self.address.take(address)
+        return 0.0
 
 
 @dataclass
@@ -56,13 +99,14 @@ class Limits:
 
     connections_per_address: int
     tabs_per_player: int
-    hellos: Rate
-    #: message type -> the rate it is limited by (new games: ``solitaire.new``, ``hearts.create``)
-    messages: Mapping[str, Rate]
-
-    def __post_init__(self) -> None:
-        self._connections: Counter[str] = Counter()
-        self._tabs: Counter[str] = Counter()
+    #: ``hello`` with a known player id: per id, with its ceiling per address
+    hellos: Limited
+    #: ``hello`` that mints a new player id: per address
+    new_players: Rate
+    #: message type -> its rates (types of one kind share their buckets)
+    messages: Mapping[str, Limited]
+    _connections: Counter[str] = field(default_factory=Counter, init=False)
+    _tabs: Counter[str] = field(default_factory=Counter, init=False)
 
     def connect(self, address: str) -> bool:
         """Count a new socket of ``address``; False (and not counted) past the limit."""
@@ -88,27 +132,38 @@ class Limits:
         if self._tabs[player] <= 0:
             del self._tabs[player]
 
+    def remembered(self) -> int:
+        """How many counters and buckets are kept now (bounded however many clients came)."""
+        limited = (self.hellos, *self.messages.values())
+        rates = {id(r): r for lim in limited for r in (lim.person, lim.address)}
+        rates[id(self.new_players)] = self.new_players
+        return len(self._connections) + len(self._tabs) + sum(len(r) for r in rates.values())
+
 
 def site_limits(
     *,
     connections_per_address: int,
     tabs_per_player: int,
     hellos_per_minute: int,
-    new_games_per_minute: int,
-    new_game_types: tuple[str, ...],
-    lookups_per_minute: int | None = None,
-    lookup_types: tuple[str, ...] = (),
+    new_players_per_minute: int,
+    address_share: int,
+    groups: Sequence[tuple[int, tuple[str, ...]]],
     clock: Monotonic = time.monotonic,
 ) -> Limits:
-    """The limits of one site; every type in ``new_game_types`` shares one rate per address,
-    and every type in ``lookup_types`` another (``lookups_per_minute``)."""
-    new_games = Rate(new_games_per_minute, clock)
-    messages = dict.fromkeys(new_game_types, new_games)
-    if lookups_per_minute is not None:
-        messages.update(dict.fromkeys(lookup_types, Rate(lookups_per_minute, clock)))
+    """The limits of one site. ``groups``: (a per-person rate a minute, the message types that
+    share its buckets); each has a per-address ceiling ``address_share`` times as large."""
+
+    def limited(per_minute: int) -> Limited:
+        return Limited(Rate(per_minute, clock), Rate(per_minute * address_share, clock))
+
+    messages: dict[str, Limited] = {}
+    for per_minute, types in groups:
+        shared = limited(per_minute)
+        messages.update(dict.fromkeys(types, shared))
     return Limits(
         connections_per_address,
         tabs_per_player,
-        Rate(hellos_per_minute, clock),
+        limited(hellos_per_minute),
+        Rate(new_players_per_minute, clock),
         messages,
     )

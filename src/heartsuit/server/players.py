@@ -79,6 +79,10 @@ class PlayerService:
             self._issued.popitem(last=False)
         return player
 
+    def forget(self, player_id: str) -> None:
+        """Forget an id given out by :meth:`hello` but not stored (a refused ``hello``)."""
+        self._issued.pop(player_id, None)
+
     async def ensure(self, player_id: str) -> None:
         """Store the player, if not yet stored (before anything of theirs is written)."""
         issued = self._issued.pop(player_id, None)

@@ -140,6 +140,13 @@ class ErrorReply(Reply):
     message: str
 
 
+class RateLimitedReply(ErrorReply):
+    """``rate_limited``: the whole seconds until the refused request would be taken (the page
+    waits that long and sends it again by itself)."""
+
+    retry_after: int
+
+
 # --- framing and parsing ---------------------------------------------------------------------
 
 

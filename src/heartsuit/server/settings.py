@@ -17,6 +17,7 @@ tests and ``heartsuit serve`` all describe a server the same way.
 from __future__ import annotations
 
 import os
+import textwrap
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -84,18 +85,27 @@ class Settings:
     ws_send_stall_s: float = 15.0
     #: how long a stopping server waits for open connections before it cancels them
     shutdown_timeout_s: float = 10.0
-    #: open WebSockets per client address
-    max_connections_per_address: int = 40
+    # The limits count people (a player id) and only their ceilings count addresses: one
+    # public address may be a mobile carrier's, standing for hundreds of people (docs/site.md,
+    # "Limits" and "Behind carrier NAT").
+    #: open WebSockets per client address (a flood ceiling, set for a carrier's address)
+    max_connections_per_address: int = 1000
     #: open WebSockets (tabs) per player
     max_tabs_per_player: int = 12
-    #: ``hello`` messages per client address and minute (also the burst allowed at once)
+    #: ``hello`` messages per player id and minute (also the burst allowed at once)
     hellos_per_minute: int = 60
-    #: new games (``solitaire.new``, ``hearts.create``) per client address and minute
+    #: ``hello`` messages that make a new player id, per client address and minute
+    new_players_per_minute: int = 120
+    #: new games (``solitaire.new``, ``solitaire.restart``, ``hearts.create``) per player and
+    #: minute
     new_games_per_minute: int = 30
     #: table lookups (``hearts.invite``: an invite code tried; ``hearts.replay``: a finished
-    #: match's replay) per client address and minute: the invite is the one short secret a
-    #: stranger can try, so its guesses are counted (docs/site.md, "Secret match seeds")
+    #: match's replay) per player and minute: the invite is the one short secret a stranger can
+    #: try, so its guesses are counted (docs/site.md, "Secret match seeds")
     lookups_per_minute: int = 30
+    #: each per-player rate above is also limited per client address, to this many times the
+    #: player's: an address may stand for many people, and a flood from one still stops
+    address_share: int = 20
     #: the origins whose pages may open ``/ws`` (``scheme://host[:port]``); empty: this
     #: server's own address and localhost, on its port
     origins: tuple[str, ...] = ()
@@ -115,6 +125,17 @@ class Settings:
                 f"a table lease of {self.hearts_lease_ms} ms is too short "
                 f"(at least {MIN_HEARTS_LEASE_MS} ms)"
             )
+        counts = (
+            self.max_connections_per_address,
+            self.max_tabs_per_player,
+            self.hellos_per_minute,
+            self.new_players_per_minute,
+            self.new_games_per_minute,
+            self.lookups_per_minute,
+            self.address_share,
+        )
+        if min(counts) < 1:
+            raise SettingsError("every limit on connections, tabs and rates must be at least 1")
         if self.max_header_bytes < 1024 or min(self.request_timeout_s, self.ws_send_stall_s) <= 0:
             raise SettingsError("the header limit and the timeouts are too small to serve anyone")
         for origin in self.origins:
@@ -196,9 +217,39 @@ LIMIT_ENV: Final = {
     "HEARTSUIT_MAX_CONNECTIONS_PER_ADDRESS": "max_connections_per_address",
     "HEARTSUIT_MAX_TABS_PER_PLAYER": "max_tabs_per_player",
     "HEARTSUIT_HELLOS_PER_MINUTE": "hellos_per_minute",
+    "HEARTSUIT_NEW_PLAYERS_PER_MINUTE": "new_players_per_minute",
     "HEARTSUIT_NEW_GAMES_PER_MINUTE": "new_games_per_minute",
     "HEARTSUIT_LOOKUPS_PER_MINUTE": "lookups_per_minute",
+    "HEARTSUIT_ADDRESS_SHARE": "address_share",
 }
+
+
+#: what each limit of :data:`LIMIT_ENV` does, in a line (``heartsuit serve --help``)
+LIMIT_HELP: Final = {
+    "origins": "pages that may open /ws (scheme://host[:port], space or comma separated)",
+    "forwarded_allow_ips": "proxies whose X-Forwarded-For is believed",
+    "max_connections_per_address": "open WebSockets per address (set for a carrier's address)",
+    "max_tabs_per_player": "open WebSockets (tabs) per player",
+    "hellos_per_minute": "hello messages per player and minute",
+    "new_players_per_minute": "new players (a hello without a kept id) per address and minute",
+    "new_games_per_minute": "new games per player and minute",
+    "lookups_per_minute": "invite lookups and replays per player and minute",
+    "address_share": "each per-player rate, times this, is also the ceiling per address",
+}
+
+
+def limits_help() -> str:
+    """Every limit's environment variable, its default and what it does (for ``--help``)."""
+    defaults = Settings()
+    lines = ["limits (environment variables; docs/site.md, \"Limits\"):"]
+    for name, field in LIMIT_ENV.items():
+        default = getattr(defaults, field)
+        shown = "none" if default in ("", ()) else str(default)
+        lines.append(f"  {name} (default {shown})")
+        # wrapped here: the help keeps these lines as they are, within 80 columns
+        lines.append(textwrap.fill(LIMIT_HELP[field], 78, initial_indent=" " * 6,
+                                   subsequent_indent=" " * 6))
+    return "\n".join(lines)
 
 
 def limits_from_env(settings: Settings, env: Mapping[str, str] | None = None) -> Settings:

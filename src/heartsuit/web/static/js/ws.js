@@ -31,6 +31,24 @@ export class ServerError extends Error {
   }
 }
 
+/** How many times a request refused for being too busy is sent again by itself. */
+const MAX_RETRIES = 4;
+
+/** The milliseconds to wait before trying again after a `rate_limited` refusal (the server's
+ * `retry_after`, plus a little at random so that many pages do not all come back at once), or
+ * null for any other error. */
+function retryAfter(error) {
+  if (!error || error.code !== "rate_limited") return null;
+  const seconds = Number(error.reply && error.reply.retry_after) || 1;
+  return seconds * 1000 + Math.floor(Math.random() * 500);
+}
+
+/** Show or hide the page's calm "busy, trying again" note (base.html). */
+function busy(on) {
+  const note = document.querySelector("[data-busy]");
+  if (note) note.hidden = !on;
+}
+
 export class Connection {
   /**
    * @param {object} options
@@ -100,10 +118,21 @@ export class Connection {
       await this.request({ type: "lang", lang: this.lang });
       this.welcome = welcome;
       this.retry = 0;
+      busy(false);
       this.onStatus(true);
       this.resolveReady(welcome);
       this.onReady(welcome);
     } catch (error) {
+      const wait = retryAfter(error);
+      if (wait !== null && this.socket) {
+        // the site is busy: say so calmly and greet again when the server said to
+        const socket = this.socket;
+        busy(true);
+        setTimeout(() => {
+          if (this.socket === socket) this.greet();
+        }, wait);
+        return;
+      }
       console.error("heartsuit: hello failed", error);
     }
   }
@@ -141,8 +170,28 @@ export class Connection {
     else waiting.resolve(reply);
   }
 
-  /** Send a message and resolve with the reply that echoes its req (reject on an error). */
-  request(message) {
+  /** Send a message and resolve with the reply that echoes its req (reject on an error).
+   * A refusal for being too busy (`rate_limited`) is not an answer: the message is sent again
+   * after the wait the server said (a few times), with the busy note shown meanwhile. */
+  async request(message) {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const reply = await this.send(message);
+        if (attempt) busy(false);
+        return reply;
+      } catch (error) {
+        const wait = retryAfter(error);
+        if (wait === null || attempt >= MAX_RETRIES || message.type === "hello") {
+          if (attempt) busy(false);
+          throw error;
+        }
+        busy(true);
+        await new Promise((resolve) => setTimeout(resolve, wait));
+      }
+    }
+  }
+
+  send(message) {
     const req = this.nextReq++;
     return new Promise((resolve, reject) => {
       if (!this.socket || this.socket.readyState !== WebSocket.OPEN) {
