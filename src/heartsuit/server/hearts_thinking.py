@@ -16,8 +16,9 @@ choice the in-process path makes.
 - The workers come from a ``forkserver`` (``spawn`` where there is none), never ``fork``: this
   process has an event loop and threads, which a forked child would inherit half-way through.
   They are started and warmed (imports, one decision) when the service starts, so the first
-  decision costs what the others do; they ignore SIGINT (the server stops them) and leave when
-  the process that started them is gone.
+  decision costs what the others do; they run at a lower CPU priority than the serving process
+  (nice +10: on busy cores the serving thread goes first), ignore SIGINT (the server stops
+  them) and leave when the process that started them is gone.
 - A worker that dies (killed, out of memory, a crash) breaks the whole pool: every decision in
   flight fails with :class:`BrokenProcessPool`. The first to see it replaces the pool, and each
   decision is tried again, up to :data:`ATTEMPTS` times; after that :class:`ThinkerLost` is
@@ -32,6 +33,7 @@ choice the in-process path makes.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import multiprocessing
 import os
@@ -71,6 +73,10 @@ ATTEMPTS: Final = 3
 IN_PROCESS_LEVELS: Final = frozenset({"easy"})
 #: how long a stopping pool waits for a decision in flight before it terminates the worker
 STOP_GRACE_S: Final = 2.0
+#: how much lower a worker's CPU priority is than the serving process's: when the cores are
+#: all busy, the kernel gives the serving thread its turn first, so a person's action still
+#: does not wait behind a search (as on a machine shared with other work)
+WORKER_NICE: Final = 10
 #: how often a worker checks that the process that started it is still there
 ORPHAN_CHECK_S: Final = 1.0
 
@@ -91,9 +97,12 @@ def _context() -> BaseContext:
 
 def _worker_start() -> None:
     """A worker's initializer: ignore the terminal's Ctrl-C (the server stops its workers
-    itself), leave when the process that started it is gone, and take one decision so that the
-    first real one is not slower than the rest."""
+    itself), yield the CPU to the serving process (:data:`WORKER_NICE`), leave when the process
+    that started it is gone, and take one decision so that the first real one is not slower
+    than the rest."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with contextlib.suppress(OSError):
+        os.nice(WORKER_NICE)
     parent = os.getppid()
 
     def watch() -> None:
