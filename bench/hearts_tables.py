@@ -51,7 +51,9 @@ the thresholds, the sweeper: docs/site.md, "Garbage collection"), for Python's o
 (``HEARTSUIT_HEARTS_THINKERS``; by default one per core, as ``heartsuit serve``; 0: a thread of
 the server). The server's CPU then counts its thinking workers too (each of them, and the
 ``forkserver`` they come from, is a descendant of the server process); the serving process's
-own share is printed beside it ("serving"). With a tree from before the pool
+own share is printed beside it ("serving"). ``BENCH_THINKERS_NICE=0`` runs the workers at the
+serving process's priority instead of nice +10 (on a machine shared with other work, where the
+niced workers get little of the cores). With a tree from before the pool
 (``PYTHONPATH=old/src``) the option is left out and the computers think in a thread.
 
 ``--processes N`` runs N server processes on one PostgreSQL and one Redis instead (a fresh
@@ -138,6 +140,10 @@ def serve(port: int, db: str, pace_ms: int, diagnose: str, what_if: str) -> None
     # the computers' worker processes (a tree from before the pool has no such setting)
     thinkers = os.environ.get("BENCH_THINKERS", "")
     pool = {"hearts_thinkers": int(thinkers)} if thinkers and has_pool() else {}
+    if os.environ.get("BENCH_THINKERS_NICE") and has_pool():
+        from heartsuit.server import hearts_thinking
+
+        hearts_thinking.WORKER_NICE = int(os.environ["BENCH_THINKERS_NICE"])  # type: ignore[misc]
     settings = Settings(
         **pool,  # type: ignore[arg-type]
         database_url=shared_db or sqlite_url(db),

@@ -95,14 +95,15 @@ def _context() -> BaseContext:
     return multiprocessing.get_context("spawn")
 
 
-def _worker_start() -> None:
+def _worker_start(nice: int) -> None:
     """A worker's initializer: ignore the terminal's Ctrl-C (the server stops its workers
     itself), yield the CPU to the serving process (:data:`WORKER_NICE`), leave when the process
     that started it is gone, and take one decision so that the first real one is not slower
     than the rest."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    with contextlib.suppress(OSError):
-        os.nice(WORKER_NICE)
+    if nice:
+        with contextlib.suppress(OSError):
+            os.nice(nice)
     parent = os.getppid()
 
     def watch() -> None:
@@ -132,13 +133,15 @@ class ThinkingPool:
     """The computer players' decisions, in ``workers`` processes (0: a thread of this one).
 
     :meth:`start` before the first decision (the service's start), :meth:`stop` at the end
-    (its stop). ``think`` is what a worker runs (tests give one that dies or sleeps)."""
+    (its stop). ``think`` is what a worker runs (tests give one that dies or sleeps); ``nice``
+    how much lower the workers' CPU priority is (default :data:`WORKER_NICE`)."""
 
-    def __init__(self, workers: int, *, think: Think = decide) -> None:
+    def __init__(self, workers: int, *, think: Think = decide, nice: int | None = None) -> None:
         if workers < 0:
             raise ValueError(f"a pool of {workers} workers")
         self.workers = workers
         self.think = think
+        self.nice = WORKER_NICE if nice is None else nice
         self._pool: ProcessPoolExecutor | None = None
         self._context = _context() if workers else None
         #: pools replaced because a worker died (for tests and logs)
@@ -168,7 +171,10 @@ class ThinkingPool:
 
     def _new_pool(self) -> ProcessPoolExecutor:
         return ProcessPoolExecutor(
-            self.workers, mp_context=self._context, initializer=_worker_start
+            self.workers,
+            mp_context=self._context,
+            initializer=_worker_start,
+            initargs=(self.nice,),
         )
 
     def _warm_up(self, pool: ProcessPoolExecutor) -> list[Future[int]]:
