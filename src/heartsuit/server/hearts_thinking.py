@@ -18,7 +18,8 @@ choice the in-process path makes.
   They are started and warmed (imports, one decision) when the service starts, so the first
   decision costs what the others do; they run at a lower CPU priority than the serving process
   (nice +10: on busy cores the serving thread goes first), ignore SIGINT (the server stops
-  them) and leave when the process that started them is gone.
+  them) and leave by themselves when the serving process is gone (killed outright, say: the
+  forkserver would not leave while its workers live).
 - A worker that dies (killed, out of memory, a crash) breaks the whole pool: every decision in
   flight fails with :class:`BrokenProcessPool`. The first to see it replaces the pool, and each
   decision is tried again, up to :data:`ATTEMPTS` times; after that :class:`ThinkerLost` is
@@ -45,6 +46,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing.context import BaseContext
+from pathlib import Path
 from typing import Any, Final
 
 import anyio
@@ -77,7 +79,7 @@ STOP_GRACE_S: Final = 2.0
 #: all busy, the kernel gives the serving thread its turn first, so a person's action still
 #: does not wait behind a search (as on a machine shared with other work)
 WORKER_NICE: Final = 10
-#: how often a worker checks that the process that started it is still there
+#: how often a worker checks that the serving process that started it is still there
 ORPHAN_CHECK_S: Final = 1.0
 
 
@@ -95,25 +97,46 @@ def _context() -> BaseContext:
     return multiprocessing.get_context("spawn")
 
 
-def _worker_start(nice: int) -> None:
+def _worker_start(nice: int, server: int, born: str | None) -> None:
     """A worker's initializer: ignore the terminal's Ctrl-C (the server stops its workers
-    itself), yield the CPU to the serving process (:data:`WORKER_NICE`), leave when the process
-    that started it is gone, and take one decision so that the first real one is not slower
-    than the rest."""
+    itself), yield the CPU to the serving process (:data:`WORKER_NICE`), leave when the serving
+    process ``server`` (started at ``born``) is gone, and take one decision so that the first
+    real one is not slower than the rest."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if nice:
         with contextlib.suppress(OSError):
             os.nice(nice)
-    parent = os.getppid()
 
     def watch() -> None:
+        # the server, not this worker's parent: a forkserver outlives the server as long as
+        # its workers hold their end of its pipe, so a worker must not wait for it to go
         while True:
             time.sleep(ORPHAN_CHECK_S)
-            if os.getppid() != parent:  # re-parented: the server (or its forkserver) died
+            if _birth(server) != born:
                 os._exit(0)
 
     threading.Thread(target=watch, name="orphan watch", daemon=True).start()
     _warm()
+
+
+def _birth(pid: int) -> str | None:
+    """When process ``pid`` started (``/proc``'s start time; ``""`` where there is no /proc),
+    or None once it is gone or a zombie: a pid used again by another process reads otherwise."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except FileNotFoundError:
+        if Path("/proc/self/stat").exists():
+            return None
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return None
+        except OSError:
+            pass
+        return ""
+    except OSError:
+        return None
+    return None if fields[0] in ("Z", "X") else fields[19]
 
 
 def _warm() -> None:
@@ -174,7 +197,7 @@ class ThinkingPool:
             self.workers,
             mp_context=self._context,
             initializer=_worker_start,
-            initargs=(self.nice,),
+            initargs=(self.nice, os.getpid(), _birth(os.getpid())),
         )
 
     def _warm_up(self, pool: ProcessPoolExecutor) -> list[Future[int]]:
