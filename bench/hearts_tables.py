@@ -47,6 +47,15 @@ the thresholds, the sweeper: docs/site.md, "Garbage collection"), for Python's o
     .venv/bin/python bench/hearts_tables.py --kind online --tables 300 --think 0 --runs 3
     .venv/bin/python bench/hearts_tables.py --kind computer --tables 100 --pace 700
 
+``--thinkers N`` is how many worker processes each server's computer players think in
+(``HEARTSUIT_HEARTS_THINKERS``; by default one per core, as ``heartsuit serve``; 0: a thread of
+the server). The server's CPU then counts its thinking workers too (each of them, and the
+``forkserver`` they come from, is a descendant of the server process); the serving process's
+own share is printed beside it ("serving"). ``BENCH_THINKERS_NICE=0`` runs the workers at the
+serving process's priority instead of nice +10 (on a machine shared with other work, where the
+niced workers get little of the cores). With a tree from before the pool
+(``PYTHONPATH=old/src``) the option is left out and the computers think in a thread.
+
 ``--processes N`` runs N server processes on one PostgreSQL and one Redis instead (a fresh
 database per run; the servers from ``--database-url``/``--redis-url``, the ``./dev test``
 variables, or throwaway ones, see ``bench/services.py``); the four people of an online table
@@ -128,7 +137,15 @@ def serve(port: int, db: str, pace_ms: int, diagnose: str, what_if: str) -> None
     # every simulated person comes from 127.0.0.1: lift the per-address limits, which would
     # otherwise (rightly) refuse thousands of sockets and tables from one address
     many = 1_000_000
+    # the computers' worker processes (a tree from before the pool has no such setting)
+    thinkers = os.environ.get("BENCH_THINKERS", "")
+    pool = {"hearts_thinkers": int(thinkers)} if thinkers and has_pool() else {}
+    if os.environ.get("BENCH_THINKERS_NICE") and has_pool():
+        from heartsuit.server import hearts_thinking
+
+        hearts_thinking.WORKER_NICE = int(os.environ["BENCH_THINKERS_NICE"])  # type: ignore[misc]
     settings = Settings(
+        **pool,  # type: ignore[arg-type]
         database_url=shared_db or sqlite_url(db),
         redis_url=os.environ.get("BENCH_REDIS_URL", ""),
         port=port,
@@ -153,6 +170,13 @@ def serve(port: int, db: str, pace_ms: int, diagnose: str, what_if: str) -> None
 
         gc.set_threshold(*(int(x) for x in os.environ["BENCH_GC_THRESHOLD"].split(",")))
     uvicorn.Server(config).run()
+
+
+def has_pool() -> bool:
+    """Whether the tree measured has the thinking pool (``Settings.hearts_thinkers``)."""
+    from heartsuit.server.settings import Settings
+
+    return "hearts_thinkers" in Settings.__dataclass_fields__
 
 
 def log_gc(out: str) -> None:
@@ -333,6 +357,11 @@ class Server:
         return self.process.pid
 
     def cpu_seconds(self) -> float:
+        """The server's CPU with its thinking workers' (and their forkserver's)."""
+        return sum(cpu_seconds(pid) for pid in (self.pid, *descendants(self.pid)))
+
+    def serving_cpu_seconds(self) -> float:
+        """The serving process's own CPU."""
         return cpu_seconds(self.pid)
 
     def rss_mb(self) -> float:
@@ -386,8 +415,26 @@ class Servers:
     def cpu_seconds(self) -> float:
         return sum(s.cpu_seconds() for s in self.servers)
 
+    def serving_cpu_seconds(self) -> float:
+        return sum(s.serving_cpu_seconds() for s in self.servers)
+
     def rss_mb(self) -> float:
         return sum(s.rss_mb() for s in self.servers)
+
+
+def descendants(pid: int) -> list[int]:
+    """The processes below ``pid`` (children, theirs, ...), from /proc."""
+    parents: dict[int, list[int]] = collections.defaultdict(list)
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            parents[int(fields[1])].append(int(stat.parent.name))
+    found, todo = [], [pid]
+    while todo:
+        children = parents.get(todo.pop(), [])
+        found += children
+        todo += children
+    return found
 
 
 def client_cpu_seconds() -> float:
@@ -709,7 +756,8 @@ class Figures:
     unheard: int
     probe_p50_ms: float
     probe_p99_ms: float
-    server_cpu: float  # % of one core
+    server_cpu: float  # % of one core (with the thinking workers)
+    serving_cpu: float  # % of one core, the serving process alone
     client_cpu: float
     #: how late the client's own loop woke (p99, max; ms): part of every latency it measured
     client_lag_ms: tuple[float, float]
@@ -795,6 +843,7 @@ async def one_run(args: argparse.Namespace, server: Servers, tables: int, seed: 
         probes.clear()
         lag = LoopLag()
         cpu0, client0, versions0 = server.cpu_seconds(), client_cpu_seconds(), load.versions()
+        serving0 = server.serving_cpu_seconds()
         now, wall = time.perf_counter(), time.time()
         load.window = (now, now + args.seconds)
         stolen = [stolen_seconds()]
@@ -803,6 +852,7 @@ async def one_run(args: argparse.Namespace, server: Servers, tables: int, seed: 
             stolen.append(stolen_seconds())
         await asyncio.sleep(args.seconds % 60)
         cpu1, client1, versions1 = server.cpu_seconds(), client_cpu_seconds(), load.versions()
+        serving1 = server.serving_cpu_seconds()
         rss = server.rss_mb()
         stop.set()
         client_lag = lag.stop()
@@ -836,6 +886,7 @@ async def one_run(args: argparse.Namespace, server: Servers, tables: int, seed: 
         probe_p50_ms=percentile(probes, 0.50),
         probe_p99_ms=percentile(probes, 0.99),
         server_cpu=100 * (cpu1 - cpu0) / args.seconds,
+        serving_cpu=100 * (serving1 - serving0) / args.seconds,
         client_cpu=100 * (client1 - client0) / args.seconds,
         client_lag_ms=client_lag,
         rss_base_mb=rss_base,
@@ -884,7 +935,8 @@ def line(f: Figures) -> str:
         f"all seats heard p50 {f.p50_ms:7.1f} ms p99 {f.p99_ms:7.1f} ms "
         f"(n={f.heard}, unheard {f.unheard}) | "
         f"idle rt p50 {f.probe_p50_ms:6.1f} p99 {f.probe_p99_ms:6.1f} ms | "
-        f"server CPU {f.server_cpu:3.0f}% = {f.cpu_ms_per_change:.2f} ms/change, "
+        f"server CPU {f.server_cpu:3.0f}% = {f.cpu_ms_per_change:.2f} ms/change "
+        f"(serving {f.serving_cpu:3.0f}%), "
         f"client CPU {f.client_cpu:3.0f}%, its loop late p99 {f.client_lag_ms[0]:.1f} "
         f"max {f.client_lag_ms[1]:.1f} ms | "
         f"RSS {f.rss_base_mb:.0f} -> {f.rss_mb:.0f} MB = {f.kb_per_table:.0f} KB/table | "
@@ -925,7 +977,8 @@ def median_line(runs: list[Figures]) -> str:
         f"idle round trip p50 {med(lambda f: f.probe_p50_ms):.1f} ms "
         f"p99 {med(lambda f: f.probe_p99_ms):.1f} ms, "
         f"server CPU {med(lambda f: f.server_cpu):.0f}% "
-        f"= {med(lambda f: f.cpu_ms_per_change):.2f} ms per change, client CPU "
+        f"= {med(lambda f: f.cpu_ms_per_change):.2f} ms per change "
+        f"(serving process {med(lambda f: f.serving_cpu):.0f}%), client CPU "
         f"{med(lambda f: f.client_cpu):.0f}% (its loop late p99 "
         f"{med(lambda f: f.client_lag_ms[0]):.1f} ms), RSS {med(lambda f: f.rss_base_mb):.0f} -> "
         f"{med(lambda f: f.rss_mb):.0f} MB, {med(lambda f: f.kb_per_table):.0f} KB/table, "
@@ -963,6 +1016,12 @@ def main() -> int:
     )
     parser.add_argument("--pace", type=int, default=700, help="computer pace in ms (server)")
     parser.add_argument("--level", default="normal", choices=("easy", "normal", "hard"))
+    parser.add_argument(
+        "--thinkers",
+        type=int,
+        default=None,
+        help="worker processes the computers think in (default: one per core; 0: a thread)",
+    )
     parser.add_argument("--warmup", type=float, default=5.0)
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--profile", default="", help="a directory for py-spy's stacks")
@@ -1005,6 +1064,10 @@ def main() -> int:
         "code: a patch of the store inside the child process)",
     )
     args = parser.parse_args()
+    if args.thinkers is not None:
+        os.environ["BENCH_THINKERS"] = str(args.thinkers)
+    elif "BENCH_THINKERS" not in os.environ:
+        os.environ["BENCH_THINKERS"] = str(os.cpu_count() or 1)
     sizes = [int(x) for x in args.tables.split(",")]
     if not all(1 <= n <= 2000 for n in sizes) or not 1 <= args.runs <= 10:
         parser.error("keep --tables within 1..2000 and --runs within 1..10")
@@ -1018,7 +1081,8 @@ def main() -> int:
     print(
         f"{args.kind} tables; think {think}; computer pace {args.pace} ms, "
         f"level {args.level}{store}; "
-        f"warm-up {args.warmup:.0f} s, window {args.seconds:.0f} s; {args.runs} runs per size; "
+        + (f"thinkers {os.environ['BENCH_THINKERS']}; " if has_pool() else "no pool (a thread); ")
+        + f"warm-up {args.warmup:.0f} s, window {args.seconds:.0f} s; {args.runs} runs per size; "
         f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.2f}",
         flush=True,
     )

@@ -720,6 +720,25 @@ def workers_of(parent: int) -> set[int]:
     return found
 
 
+def below(parent: int) -> set[int]:
+    """Every live process under ``parent``: its children, theirs, and so on."""
+    found = set()
+    todo = [parent]
+    while todo:
+        children = workers_of(todo.pop())
+        found |= children
+        todo += children
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie waiting for its parent does not)."""
+    try:
+        return (Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]) != "Z"
+    except OSError:
+        return False
+
+
 def healthy(port: int) -> bool:
     with (
         contextlib.suppress(OSError),
@@ -739,6 +758,8 @@ def test_serve_with_workers_runs_them_restarts_a_dead_one_and_stops_them_all(
         "REDIS_URL": REDIS_URL,
         "HEARTSUIT_HEARTS_PACE_MS": "0",
         "HEARTSUIT_HEARTS_LEASE_MS": str(LEASE_MS),
+        # each serving process thinks for its computers in a worker process of its own
+        "HEARTSUIT_HEARTS_THINKERS": "1",
     }
     out = (tmp_path / "serve.log").open("wb")
     server = subprocess.Popen(
@@ -764,18 +785,32 @@ def test_serve_with_workers_runs_them_restarts_a_dead_one_and_stops_them_all(
             "hearts.state"
         )
         guest.until(lambda s: s["table"]["status"] == "playing")
-        # a worker killed outright is replaced; the site answers throughout
+        # each serving process has its thinking workers (and the forkserver they come from),
+        # and computers thinking there play a hand against a person, on whichever process
+        wait_for(lambda: all(below(pid) for pid in first), "each process's thinking workers")
+        solo_socket = _Socket(port)
+        sockets.append(solo_socket)
+        solo = Seat(Peer(solo_socket))  # type: ignore[arg-type]
+        solo.peer.hello()
+        solo.create(mode="computer", name="Solo")
+        play_until_over([solo], hands=1)
+        # a worker killed outright is replaced, its thinking workers leave with it; the site
+        # answers throughout
         victim = min(first)
+        thinkers = below(victim)
         os.kill(victim, signal.SIGKILL)
         wait_for(
             lambda: len(workers_of(server.pid)) == 2 and victim not in workers_of(server.pid),
             "a new worker in place of the killed one",
         )
+        wait_for(lambda: not any(map(alive, thinkers)), "the dead process's thinking workers gone")
         assert healthy(port)
-        # SIGTERM stops the supervisor and every worker
+        # SIGTERM stops the supervisor and every worker, and every thinking worker
+        everyone = below(server.pid)
         server.send_signal(signal.SIGTERM)
         assert server.wait(timeout=30) == 0
         assert workers_of(server.pid) == set()
+        wait_for(lambda: not any(map(alive, everyone)), "every thinking worker stopped", 10)
     finally:
         for sock in sockets:
             with contextlib.suppress(Exception):

@@ -6,10 +6,15 @@ shape: a :class:`~heartsuit.hearts.match.Match` (which deals the next hand by it
 :class:`~heartsuit.hearts.game.Hand`.
 
 A computer's choice is a pure function of ``(key, version, seat, view)``: each decision asks a
-fresh bot seeded with ``derive_seed(f"{key}/{version}", seat)`` and shows it only the seat's
-:class:`~heartsuit.hearts.view.SeatView`. So a replay of the same actions, a restarted server or
-another process taking the table over makes the same choice (DESIGN.md, "A computer's choice is
-seeded from (table, version, seat)"). ``key`` names the table (a table id, ``"arena/…"``).
+fresh bot seeded with ``derive_seed(f"{key}/{version}", seat)`` (:func:`computer_seed`) and shows
+it only the seat's :class:`~heartsuit.hearts.view.SeatView`. So a replay of the same actions, a
+restarted server or another process taking the table over makes the same choice (DESIGN.md, "A
+computer's choice is seeded from (table, version, seat)"). ``key`` names the table (a table id,
+``"arena/…"``).
+
+:func:`decide` is that choice from what crosses into a process that thinks for the site: a
+seat's view, a level and a seed, all picklable, never the game (it holds every hand). The
+in-process path (:func:`computer_action`) calls it too, so both make the same choice.
 
 No I/O, no clock, no asyncio: the server decides *when* to call :func:`advance`; this module
 only decides *what* the computers do.
@@ -38,7 +43,9 @@ __all__ = [
     "advance",
     "bot_action",
     "computer_action",
+    "computer_seed",
     "computer_turns",
+    "decide",
     "make_computer",
 ]
 
@@ -126,13 +133,24 @@ def bot_action(bot: Bot, view: SeatView) -> Action:
     raise IllegalMove(Reason.NOT_YOUR_TURN, f"seat {seat} has nothing to do now")
 
 
+def computer_seed(key: str, version: int, seat: int) -> int:
+    """The seed of the decision of ``seat`` at ``version`` of the game that ``key`` names."""
+    return derive_seed(f"{key}/{version}", seat)
+
+
+def decide(view: SeatView, level: str, seed: int, *, bots: BotFactory = make_computer) -> Action:
+    """What a fresh computer at ``level`` (a level or bot name), seeded with ``seed``, does from
+    ``view``: the whole of a decision, for this process or a worker process that receives only
+    these three values."""
+    return bot_action(bots(level, seed), view)
+
+
 def computer_action(
     game: Playable, seat: int, level: str, key: str, *, bots: BotFactory = make_computer
 ) -> Action:
     """What the computer in ``seat`` does now: a fresh bot for ``level`` seeded from
     ``(key, version, seat)``, shown only ``game.view(seat)``."""
-    bot = bots(level, derive_seed(f"{key}/{game.version}", seat))
-    return bot_action(bot, game.view(seat))
+    return decide(game.view(seat), level, computer_seed(key, game.version, seat), bots=bots)
 
 
 def computer_turns(game: Playable, is_computer: Callable[[int], bool]) -> tuple[int, ...]:

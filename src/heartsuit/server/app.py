@@ -36,6 +36,7 @@ from heartsuit.server.hearts_leases import RedisTables
 from heartsuit.server.hearts_service import HeartsService
 from heartsuit.server.hearts_session import HeartsEndpoint
 from heartsuit.server.hearts_store import SqlTableStore
+from heartsuit.server.hearts_thinking import ThinkingPool
 from heartsuit.server.limits import site_limits
 from heartsuit.server.players import PLAYER_ID, PlayerService
 from heartsuit.server.players_store import SqlPlayersStore
@@ -132,6 +133,7 @@ def create_app(
         grace_ms=settings.hearts_grace_ms,
         live_tables=settings.live_tables,
         shared=shared,
+        thinking=ThinkingPool(settings.hearts_thinkers),
     )
     games: list[GameService] = [
         SolitaireEndpoint(solitaire),

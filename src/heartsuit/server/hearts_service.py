@@ -33,12 +33,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-import anyio
-
 from heartsuit.hearts import IllegalMove
 from heartsuit.hearts.actions import Action
 from heartsuit.hearts.bots import LEVELS
-from heartsuit.hearts.table import BotError, computer_action
+from heartsuit.hearts.table import BotError, computer_seed, decide
 from heartsuit.server.bus import Bus, Notice, notice
 from heartsuit.server.hearts_leases import RedisTables
 from heartsuit.server.hearts_presence import Presence, SeatInUse
@@ -54,6 +52,7 @@ from heartsuit.server.hearts_tables import (
     new_token,
     normalize_invite,
 )
+from heartsuit.server.hearts_thinking import ThinkerLost, ThinkingPool
 from heartsuit.server.hearts_view import StateFrames
 from heartsuit.server.protocol import ErrorCode
 from heartsuit.server.redis_bus import REDIS_FAILURES
@@ -130,8 +129,12 @@ class HeartsService:
         live_tables: int = 2000,
         levels: tuple[str, ...] = tuple(LEVELS),
         shared: RedisTables | None = None,
+        thinking: ThinkingPool | None = None,
     ) -> None:
         self.store = store
+        #: where computers think (docs/site.md, "Computer players think in a pool of
+        #: processes"); by default in a thread of this process
+        self.thinking = thinking if thinking is not None else ThinkingPool(0)
         self.bus = bus
         self.clock = clock
         self.pace_ms = pace_ms
@@ -185,6 +188,7 @@ class HeartsService:
     async def start(self) -> None:
         """Resume the computer turns of every table under way (after a restart)."""
         self._closing = False
+        await self.thinking.start()
         active = await self.store.active_tables()
         if self.shared is not None:
             await self.shared.start()
@@ -221,6 +225,9 @@ class HeartsService:
         self._watchers.clear()
         self._claims.clear()
         self._told.clear()
+        # after the drivers: none waits for a decision any more (a decision in flight is
+        # given a moment, then its worker is stopped)
+        await self.thinking.stop()
         if self.shared is not None:
             await self.shared.close()
 
@@ -622,19 +629,18 @@ class HeartsService:
         assert live.match is not None
         level = live.seats[seat].level or DEFAULT_LEVEL
         key = f"{live.record.id}/{live.match_no}"
-        match = live.match
-
-        # a strong level thinks for up to a second: keep the event loop free meanwhile (the
-        # table's lock is held, so nothing else changes the match while it thinks)
-        def think() -> Action:
-            try:
-                return computer_action(match, seat, level, key)
-            except BotError:
-                # a bot's bug must not stop a table: the simplest level always has an answer
-                log.exception("the %s computer of table %s failed; easy plays", level, key)
-                return computer_action(match, seat, FALLBACK_LEVEL, key)
-
-        return await anyio.to_thread.run_sync(think)
+        # only the seat's view, the level and the seed go to the thinking worker; the table's
+        # lock is held, so nothing else changes the match while it thinks, and the event loop
+        # serves everyone else meanwhile
+        view = live.match.view(seat)
+        seed = computer_seed(key, live.match.version, seat)
+        try:
+            return await self.thinking.decide(view, level, seed)
+        except (BotError, ThinkerLost):
+            # a bot's bug, or workers that keep dying, must not stop a table: the simplest
+            # level always has an answer, at once and in this process
+            log.exception("the %s computer of table %s failed; easy plays", level, key)
+            return decide(view, FALLBACK_LEVEL, seed)
 
     # ------------------------------------------------------------------ several processes
 

@@ -12,6 +12,9 @@ tests and ``heartsuit serve`` all describe a server the same way.
 - ``REDIS_URL`` makes the site one of several processes (the bus, table leases and presence in
   Redis); ``HEARTSUIT_HEARTS_LEASE_MS`` is how long a table's lease lasts unless renewed, so
   how soon another process takes over the tables of one that died.
+- ``HEARTSUIT_HEARTS_THINKERS`` is how many worker processes the computer players think in
+  (each serving process has its own); unset, one per core; 0: in a thread of the serving
+  process. A ``Settings`` made in code (the tests' apps) thinks in process unless told.
 """
 
 from __future__ import annotations
@@ -29,6 +32,8 @@ DEFAULT_PORT: Final = 8000
 DEFAULT_HEARTS_PACE_MS: Final = 700
 DEFAULT_HEARTS_GRACE_MS: Final = 30_000
 DEFAULT_HEARTS_LEASE_MS: Final = 5000
+#: the most worker processes a serving process may think in
+MAX_THINKERS: Final = 256
 #: a lease renewed every third of its time must outlast a busy event loop's pauses
 MIN_HEARTS_LEASE_MS: Final = 300
 #: the protocol's frame limit (contract: "frames over 16 KiB → an error reply")
@@ -70,6 +75,10 @@ class Settings:
     #: several processes only: how long a process's lease on a table lasts unless renewed
     #: (renewed every third of it); a process that dies loses its tables after at most this
     hearts_lease_ms: int = DEFAULT_HEARTS_LEASE_MS
+    #: worker processes the Hearts computer players think in (docs/site.md, "Computer players
+    #: think in a pool of processes"); 0: a thread of this process. ``from_env`` (``heartsuit
+    #: serve``) makes it one per core unless ``HEARTSUIT_HEARTS_THINKERS`` says otherwise
+    hearts_thinkers: int = 0
     #: how many Hearts tables the service keeps replayed in memory
     live_tables: int = 2000
     #: SQL echo, for debugging the store
@@ -120,6 +129,11 @@ class Settings:
             raise SettingsError(f"frames of {self.max_frame_bytes} bytes are too small to talk")
         if self.hearts_pace_ms < 0 or self.hearts_grace_ms < 0:
             raise SettingsError("the Hearts pace and grace period cannot be negative")
+        if not 0 <= self.hearts_thinkers <= MAX_THINKERS:
+            raise SettingsError(
+                f"the computer players think in 0..{MAX_THINKERS} processes, "
+                f"not {self.hearts_thinkers}"
+            )
         if self.hearts_lease_ms < MIN_HEARTS_LEASE_MS:
             raise SettingsError(
                 f"a table lease of {self.hearts_lease_ms} ms is too short "
@@ -173,6 +187,7 @@ class Settings:
             hearts_pace_ms=_env_ms(env, "HEARTSUIT_HEARTS_PACE_MS", DEFAULT_HEARTS_PACE_MS),
             hearts_grace_ms=_env_ms(env, "HEARTSUIT_HEARTS_GRACE_MS", DEFAULT_HEARTS_GRACE_MS),
             hearts_lease_ms=_env_ms(env, "HEARTSUIT_HEARTS_LEASE_MS", DEFAULT_HEARTS_LEASE_MS),
+            hearts_thinkers=_env_thinkers(env),
         )
         if host is not None:
             settings = replace(settings, host=host)
@@ -289,3 +304,18 @@ def _env_ms(env: Mapping[str, str], name: str, default: int) -> int:
     if value > MAX_ENV_MS:
         raise SettingsError(f"{name} must be at most {MAX_ENV_MS} ms (a day), not {value}")
     return value
+
+
+def default_thinkers() -> int:
+    """One thinking process per core: a decision is CPU work and nothing else."""
+    return os.cpu_count() or 1
+
+
+def _env_thinkers(env: Mapping[str, str]) -> int:
+    """``HEARTSUIT_HEARTS_THINKERS`` (unset or blank: one per core)."""
+    raw = env.get("HEARTSUIT_HEARTS_THINKERS", "").strip()
+    if not raw:
+        return default_thinkers()
+    if not raw.isdigit() or not raw.isascii():
+        raise SettingsError(f"HEARTSUIT_HEARTS_THINKERS must be a whole number, not {raw!r}")
+    return int(raw)
