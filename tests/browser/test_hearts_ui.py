@@ -271,7 +271,7 @@ def test_score_sheet_moon_and_match_over_with_rematch(page: Any, server: ServerP
     ).startswith("☾")
     assert page.inner_text(".ht-sheet-table tfoot td:nth-of-type(1)") == "★ 3"
     assert page.inner_text("[data-over-title]") == "Ana menang!"
-    assert "Ana menembak bulan!" in page.inner_text("[data-banner]")
+    assert "Ana menembak bulan!" in page.inner_text("[data-summary]")
     assert "Ana menembak bulan!" in page.inner_text("[data-live]")
     screenshot(page, "hearts-over")
     page.click("[data-rematch]")
@@ -553,7 +553,7 @@ def test_the_shooter_chooses_how_the_moon_scores_and_everyone_sees_it(
     assert frame == {**frame, "table": "T1", "token": f"tok{SHOOTER}", "choice": "self_minus_26"}
     assert frame["version"] == 1
     page.wait_for_selector("[data-moon]", state="hidden")
-    assert "You chose: the shooter −26." in page.inner_text("[data-banner]")
+    assert "You chose: the shooter −26." in page.inner_text("[data-summary]")
     assert "You chose: the shooter −26" in page.inner_text("[data-live]")
     cell = page.locator(".ht-sheet-table tbody tr:nth-child(1) td").nth(SHOOTER)
     assert cell.get_attribute("title") == "shot the moon: the shooter −26"
@@ -615,7 +615,7 @@ def test_a_screen_that_does_not_hold_the_seat_never_calls_it_you(
     fake.push({"type": "error", "code": "taken_over", "message": "elsewhere"})
     wait_seq(page, before)
     assert page.inner_text("[data-status]") == "Waiting for Seat 1, Citra, Dedi to pass"
-    assert "(you)" not in page.inner_text("[data-seats]") + page.inner_text("[data-me]")
+    assert "(you)" not in page.inner_text("[data-seats]")
 
 
 def test_a_patch_is_drawn_and_a_missed_version_opens_the_table_again(
