@@ -136,6 +136,7 @@ def open_state(page: Any, server: ServerProcess, name: str, lang: str) -> FakeHe
         page.wait_for_selector("[data-hsetup] [data-mode]")
         if name == "setup-more":
             page.click('[data-mode="hotseat"]')
+            page.click("[data-rules] summary")
             page.click("[data-more] summary")
             page.wait_for_selector("[data-panel]:not([hidden])")
         page.wait_for_timeout(200)

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from heartsuit import i18n
 from heartsuit.hearts import Match, Rules
 from tests.browser import axe
 from tests.browser.conftest import ServerProcess
@@ -315,6 +316,31 @@ def test_a_card_slides_in_unless_motion_is_reduced(
         assert running == 0 and transitions == 0, (running, transitions)
     else:
         assert running > 0  # the same change, with motion: the card travels
+
+
+@pytest.mark.parametrize("lang", ["id", "en"])
+def test_the_variant_comes_first_and_the_intro_describes_it(
+    page: Any, server: ServerProcess, lang: str
+) -> None:
+    page.route_web_socket("**/ws", FakeHearts().route)
+    page.set_viewport_size({"width": 360, "height": 740})
+    page.goto(f"{server.url}/hearts?lang={lang}")
+    variant = page.locator("fieldset.hs-variant").bounding_box()
+    modes = page.locator('[data-mode="computer"]').bounding_box()
+    assert variant["y"] + variant["height"] <= modes["y"]  # the variant, then how to play
+    intro = page.locator("[data-intro]")
+    assert intro.inner_text() == " ".join(
+        [i18n.translate(lang, "hsetup.intro.standard"),
+         i18n.translate(lang, "hsetup.intro.target", target=100)]
+    )  # fmt: skip
+    page.check('input[value="black-maria"]')
+    assert intro.inner_text().startswith(i18n.translate(lang, "hsetup.intro.black-maria"))
+    page.check('input[value="cancellation"]')
+    page.select_option("[data-players-select]", "8")
+    assert intro.inner_text().startswith(i18n.translate(lang, "hsetup.intro.cancellation", n=8))
+    page.click("[data-rules] summary")
+    page.fill('input[name="target"]', "50")
+    assert intro.inner_text().endswith(i18n.translate(lang, "hsetup.intro.target", target=50))
 
 
 def test_the_led_mark_reads_as_a_label(page: Any, server: ServerProcess) -> None:

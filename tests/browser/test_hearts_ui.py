@@ -421,6 +421,7 @@ def test_more_options_disable_what_a_preset_decides(page: Any, server: ServerPro
     fake = FakeHearts()
     page.route_web_socket("**/ws", fake.route)
     page.goto(f"{server.url}/hearts?lang=en")
+    page.click("[data-rules] summary")  # the rule options, under the variant
     page.click("[data-more] summary")
     assert page.is_disabled("[data-players-select]")
     assert page.is_disabled("#opt-spade_penalties")
