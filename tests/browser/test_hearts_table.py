@@ -320,7 +320,7 @@ def test_a_card_slides_in_unless_motion_is_reduced(
 
 @pytest.mark.parametrize("lang", ["id", "en"])
 def test_the_variant_comes_first_and_the_intro_describes_it(
-    page: Any, server: ServerProcess, lang: str
+    page: Any, server: ServerProcess, lang: i18n.Lang
 ) -> None:
     page.route_web_socket("**/ws", FakeHearts().route)
     page.set_viewport_size({"width": 360, "height": 740})
