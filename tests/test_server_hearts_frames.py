@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from heartsuit.cards import Card
 from heartsuit.hearts import Rules
 from heartsuit.hearts.table import computer_action
 from heartsuit.server.hearts_tables import LiveTable, LogEntry, SeatRecord, TableRecord
@@ -243,3 +244,41 @@ def test_the_table_parts_kept_are_those_of_the_current_seating_and_status() -> N
     live.apply(live.entry("start", {}, 9))
     same(frames, live, you={0}, view_seat=0, host=True, connected={0, 1, 2, 3}, away=set())
     assert [key[3] for key in frames._kept(live).tables] == ["playing"]
+
+
+@pytest.mark.parametrize(
+    "preset, overrides",
+    [("standard", {}), ("omnibus", {}), ("black-maria", {"spade_penalties": True})],
+    ids=["standard", "omnibus", "black-maria"],
+)
+def test_the_last_hand_names_the_cards_that_make_its_points(
+    preset: str, overrides: dict[str, Any]
+) -> None:
+    """``last_hand`` lists, for each seat, the cards that count it took in the tricks of the
+    hand finished last: without a moon (and with no kitty in these presets) their points are
+    that hand's line of the score sheet, which comes from the engine; it is there from the
+    first hand's end on, in both paths (the frames are compared too)."""
+    live = new_table(preset, overrides)
+    frames = StateFrames(size=8)
+    seen = 0
+    steps = 0
+    while live.status == "playing" and seen < 2 and steps < 400:
+        assert live.match is not None
+        state = table_state(live, you={0}, view_seat=0, host=True, connected={0}, away=set())
+        same(frames, live, you={0}, view_seat=0, host=True, connected={0}, away=set())
+        hands = state.sheet.hands
+        if state.last_hand is None:
+            assert hands == []
+        else:
+            assert state.last_hand.hand_number == len(hands) - 1
+            taken = state.last_hand.taken
+            points = [sum(live.rules.card_points(Card.parse(c)) for c in cards) for cards in taken]
+            if state.sheet.shooters[-1] is None:
+                assert points == hands[-1]
+            if state.last_hand.hand_number == seen:
+                seen += 1
+        seat = live.awaiting()[0]
+        action = computer_action(live.match, seat, "easy", f"last/{steps}")
+        live.apply(live.entry("action", action.to_dict(), 2 + steps))
+        steps += 1
+    assert seen == 2, "two hands ended"

@@ -18,7 +18,7 @@ from typing import Any
 
 from heartsuit.cards import Card
 from heartsuit.hearts import Match
-from heartsuit.server.hearts_view import pass_receiver
+from heartsuit.server.hearts_view import last_hand, pass_receiver
 
 NAMES = ("Ana", "Budi", "Citra", "Dedi", "Eka", "Fajar", "Gita", "Hadi", "Indah", "Joko")
 
@@ -76,6 +76,7 @@ def hearts_state(
     if status != "playing":
         awaiting = []
     view = hand.view(view_seat) if view_seat is not None else None
+    finished = last_hand(match)
     illegal: dict[str, str] = {}
     if view is not None and view.legal:
         for card in view.hand:
@@ -130,6 +131,7 @@ def hearts_state(
             **(sheet or {}),
         },
         "over": over,
+        "last_hand": finished.model_dump() if finished is not None else None,
         "events": list(events),
     }
 

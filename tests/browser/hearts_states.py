@@ -29,6 +29,8 @@ STATES = (
     "passing",
     "your-turn",
     "other-turn",
+    "trick-won",
+    "last-trick",
     "illegal",
     "sheet",
     "over",
@@ -71,6 +73,32 @@ def mid_trick() -> Match:
     raise AssertionError("no seed found")
 
 
+def trick_won() -> Match:
+    """A standard match whose first trick has just been taken (no card of the next yet)."""
+    match = standard(5)
+    pass_all(match)
+    hand = match.hand
+    while not hand.view(0).tricks:
+        seat = hand.to_play
+        assert seat is not None
+        match.play(seat, hand.legal_plays(seat)[0])
+    return match
+
+
+def later_turn() -> Match:
+    """Seat 0 to play to a trick someone led, after at least two tricks were taken."""
+    match = standard(5)
+    pass_all(match)
+    hand = match.hand
+    led = False
+    while hand.to_play != 0 or len(hand.view(0).tricks) < 2 or not led:
+        seat = hand.to_play
+        assert seat is not None
+        match.play(seat, hand.legal_plays(seat)[0])
+        led = hand.trick is not None and bool(hand.trick.plays)
+    return match
+
+
 def moon() -> Match:
     """Seat 3 (Dedi) has shot the moon and chooses how it scores."""
     match = Match.new(Rules.preset("standard", moon="shooter_chooses"), MOON_SEED)
@@ -108,6 +136,7 @@ def open_state(page: Any, server: ServerProcess, name: str, lang: str) -> FakeHe
         page.wait_for_selector("[data-hsetup] [data-mode]")
         if name == "setup-more":
             page.click('[data-mode="hotseat"]')
+            page.click("[data-rules] summary")
             page.click("[data-more] summary")
             page.wait_for_selector("[data-panel]:not([hidden])")
         page.wait_for_timeout(200)
@@ -146,6 +175,10 @@ def open_state(page: Any, server: ServerProcess, name: str, lang: str) -> FakeHe
         state = hearts_state(mid_trick(), view_seat=0)
     elif name == "other-turn":
         state = hearts_state(to_lead(2), view_seat=0)
+    elif name == "trick-won":
+        state = hearts_state(trick_won(), view_seat=0)
+    elif name == "last-trick":
+        state = hearts_state(later_turn(), view_seat=0)
     elif name == "illegal":
         state = hearts_state(to_lead(0), view_seat=0)
     elif name in ("sheet", "over"):
@@ -209,9 +242,12 @@ def open_state(page: Any, server: ServerProcess, name: str, lang: str) -> FakeHe
         page.wait_for_selector("[data-reason]:not([hidden])")
     if name == "sheet":
         page.click("[data-sheet-box] summary")
-        page.wait_for_selector("[data-banner]:not([hidden])")
+        page.wait_for_selector("[data-summary]:not([hidden])")
     if name == "cover":
         page.wait_for_selector("[data-cover]:not([hidden])")
+    if name == "last-trick":
+        page.click("[data-last-open]")
+        page.wait_for_selector("[data-last]:not([hidden])")
     if name == "moon-choice":
         page.wait_for_selector("[data-moon]:not([hidden])")
     page.wait_for_timeout(200)  # let the short transitions settle

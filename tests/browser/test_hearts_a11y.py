@@ -2,9 +2,10 @@
 
 The states are those of :mod:`tests.browser.hearts_states`: the setup page (and its options
 open), the join page, a table waiting for players, passing with cards picked, your turn, someone
-else's turn, an illegal card tapped and its message, the hand's score sheet, the end of the
-match, the shared-device cover, the moon choice (the shooter's, the others' wait, the result),
-ten seats of Cancellation, a seat open elsewhere and an unknown table.
+else's turn, a trick just taken, the last-trick view, an illegal card tapped and its message,
+the hand's summary and score sheet, the end of the match, the shared-device cover, the moon
+choice (the shooter's, the others' wait, the result), ten seats of Cancellation, a seat open
+elsewhere and an unknown table.
 """
 
 from __future__ import annotations

@@ -670,9 +670,9 @@ def test_the_shooter_chooses_the_moon_on_a_real_table(page: Any, server: ServerP
     assert page.inner_text('[data-moon-choice="self_minus_26"] .ht-moon-main') == "You −26"
     screenshot(page, "hearts-e2e-moon-choice-360")
     page.click('[data-moon-choice="self_minus_26"]')
-    page.wait_for_selector("[data-banner]:not([hidden])")
-    # the device is covered again for the next hand: the banner names the shooter
-    assert "Dedi chose: the shooter −26." in page.inner_text("[data-banner]")
+    page.wait_for_selector("[data-summary]:not([hidden])")
+    # the device is covered again for the next hand: the hand's summary names the shooter
+    assert "Dedi chose: the shooter −26." in page.inner_text("[data-summary]")
     page.wait_for_selector("[data-cover]:not([hidden])")
     live = server_table(server, table)
     assert live.match is not None and live.version == len(log) + 1

@@ -30,6 +30,8 @@ SIZE_STATES = (
     "lobby",
     "passing",
     "your-turn",
+    "trick-won",
+    "last-trick",
     "illegal",
     "sheet",
     "over",
@@ -105,7 +107,7 @@ def test_ten_seats_keep_each_chip_short_on_a_phone(page: Any, server: ServerProc
     page.set_viewport_size({"width": 360, "height": 740})
     open_state(page, server, "cancellation10", "id")
     lines = page.eval_on_selector_all(
-        ".ht-seats:not(.mine-list) .ht-nums",
+        ".ht-seat:not(.mine) .ht-nums",
         "els => els.map(e => Math.round("
         "e.getBoundingClientRect().height / parseFloat(getComputedStyle(e).lineHeight)))",
     )
@@ -115,7 +117,8 @@ def test_ten_seats_keep_each_chip_short_on_a_phone(page: Any, server: ServerProc
     full = page.eval_on_selector_all(".ht-nums-full", "els => els.map(e => e.textContent)")
     assert all("poin babak ini" in text for text in full)
     chips = page.eval_on_selector_all(
-        ".ht-seats:not(.mine-list) .ht-seat",
-        "els => els.map(e => e.getBoundingClientRect().height)",
+        ".ht-seat", "els => els.map(e => e.getBoundingClientRect().height)"
     )
-    assert max(chips) < 90, chips
+    # each plate (this seat's too) is no taller than a card of the hand
+    card = page.eval_on_selector(".ht-hand [data-card]", "e => e.getBoundingClientRect().height")
+    assert len(chips) == 10 and max(chips) <= card, (chips, card)

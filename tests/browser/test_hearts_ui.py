@@ -271,7 +271,7 @@ def test_score_sheet_moon_and_match_over_with_rematch(page: Any, server: ServerP
     ).startswith("☾")
     assert page.inner_text(".ht-sheet-table tfoot td:nth-of-type(1)") == "★ 3"
     assert page.inner_text("[data-over-title]") == "Ana menang!"
-    assert "Ana menembak bulan!" in page.inner_text("[data-banner]")
+    assert "Ana menembak bulan!" in page.inner_text("[data-summary]")
     assert "Ana menembak bulan!" in page.inner_text("[data-live]")
     screenshot(page, "hearts-over")
     page.click("[data-rematch]")
@@ -442,6 +442,7 @@ def test_more_options_disable_what_a_preset_decides(page: Any, server: ServerPro
     fake = FakeHearts()
     page.route_web_socket("**/ws", fake.route)
     page.goto(f"{server.url}/hearts?lang=en")
+    page.click("[data-rules] summary")  # the rule options, under the variant
     page.click("[data-more] summary")
     assert page.is_disabled("[data-players-select]")
     assert page.is_disabled("#opt-spade_penalties")
@@ -574,7 +575,7 @@ def test_the_shooter_chooses_how_the_moon_scores_and_everyone_sees_it(
     assert frame == {**frame, "table": "T1", "token": f"tok{SHOOTER}", "choice": "self_minus_26"}
     assert frame["version"] == 1
     page.wait_for_selector("[data-moon]", state="hidden")
-    assert "You chose: the shooter −26." in page.inner_text("[data-banner]")
+    assert "You chose: the shooter −26." in page.inner_text("[data-summary]")
     assert "You chose: the shooter −26" in page.inner_text("[data-live]")
     cell = page.locator(".ht-sheet-table tbody tr:nth-child(1) td").nth(SHOOTER)
     assert cell.get_attribute("title") == "shot the moon: the shooter −26"
@@ -636,7 +637,7 @@ def test_a_screen_that_does_not_hold_the_seat_never_calls_it_you(
     fake.push({"type": "error", "code": "taken_over", "message": "elsewhere"})
     wait_seq(page, before)
     assert page.inner_text("[data-status]") == "Waiting for Seat 1, Citra, Dedi to pass"
-    assert "(you)" not in page.inner_text("[data-seats]") + page.inner_text("[data-me]")
+    assert "(you)" not in page.inner_text("[data-seats]")
 
 
 def test_a_patch_is_drawn_and_a_missed_version_opens_the_table_again(

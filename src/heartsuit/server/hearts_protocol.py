@@ -242,6 +242,15 @@ class Over(_Out):
     winners: list[int]
 
 
+class LastHand(_Out):
+    """The hand finished last, in public facts only: for each seat the cards that count (hearts,
+    Q♠, J♦ or spade penalties where on) it took in tricks, all of them played face up; never a
+    kitty's cards (its points are in the score sheet's line for this hand)."""
+
+    hand_number: int
+    taken: list[list[str]]
+
+
 class HeartsState(_Out):
     type: Literal["hearts.state"] = "hearts.state"
     table: TableInfo
@@ -258,6 +267,8 @@ class HeartsState(_Out):
     pass_to: int | None = None
     sheet: Sheet
     over: Over | None
+    #: the hand finished last (for the page's hand summary), None before the first ends
+    last_hand: LastHand | None = None
     #: public events after the version the page said it had (empty on a full resync)
     events: list[dict[str, Any]]
     #: True when the events the page missed are no longer known: redraw from scratch

@@ -16,8 +16,15 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from heartsuit.cards import Card
-from heartsuit.hearts import Match, Rules, SeatView
-from heartsuit.server.hearts_protocol import HeartsState, Over, SeatInfo, Sheet, TableInfo
+from heartsuit.hearts import Match, Phase, Rules, SeatView
+from heartsuit.server.hearts_protocol import (
+    HeartsState,
+    LastHand,
+    Over,
+    SeatInfo,
+    Sheet,
+    TableInfo,
+)
 from heartsuit.server.hearts_tables import LiveTable
 from heartsuit.server.protocol import Encoded, json_text
 
@@ -99,6 +106,30 @@ def sheet(match: Match) -> Sheet:
     )
 
 
+def last_hand(match: Match) -> LastHand | None:
+    """The cards that count each seat took in the tricks of the hand finished last.
+
+    Only the tricks are read (every card in them was played face up); a trick whose cards were
+    all cancelled is held over, and its cards go to the winner of the next trick that has one.
+    """
+    hands = match.hands
+    number = len(hands) - 1 if hands[-1].phase is Phase.DONE else len(hands) - 2
+    if number < 0:
+        return None
+    hand = hands[number]
+    rules = match.rules
+    taken: list[list[str]] = [[] for _ in range(rules.players)]
+    held: list[str] = []
+    for trick in hand.view(0).tricks:
+        counted = [card.code for _, card in trick.plays if rules.card_points(card) != 0]
+        if trick.winner is None:
+            held.extend(counted)
+        else:
+            taken[trick.winner].extend(held + counted)
+            held = []
+    return LastHand(hand_number=number, taken=taken)
+
+
 def illegal_reasons(match: Match, view: SeatView) -> dict[str, str]:
     """Why each card of the seat's hand that is not legal now cannot be played."""
     if view.to_play != view.seat:
@@ -169,6 +200,7 @@ def table_state(
         pass_to=pass_receiver(private),
         sheet=sheet(match),
         over=Over(winners=list(match.winners)) if match.is_over else None,
+        last_hand=last_hand(match),
         events=events or [],
         resync=events is None,
     )
@@ -198,8 +230,9 @@ class _Kept:
     segments: list[tuple[str, bool]] = field(default_factory=list)
     #: the table part without its version, by (host, connected, away, status, seats, seed)
     tables: dict[Any, str] = field(default_factory=dict)
-    #: the score sheet: the match, (hand number, phase) when written, and its text
-    sheet: tuple[Match, tuple[int, str], str] | None = None
+    #: the score sheet: the match, (hand number, phase) when written, its text and the text of
+    #: the last hand's summary (both change only when a hand ends)
+    sheet: tuple[Match, tuple[int, str], str, str] | None = None
     #: the finished tricks of the hand: the match, the hand number, one text per trick
     tricks: tuple[Match, int, list[str]] | None = None
     #: the table's rules and their text
@@ -454,6 +487,7 @@ def _shared(kept: _Kept, live: LiveTable) -> dict[str, str]:
             "public": "{}",
             "sheet": _json(empty.model_dump(mode="json")),
             "over": "null",
+            "last_hand": "null",
         }
     seat0 = match.view(0)
     public, awaited = _public(kept, live, seat0)
@@ -470,7 +504,13 @@ def _shared(kept: _Kept, live: LiveTable) -> dict[str, str]:
     )
     moment = (match.hand_number, match.hand.phase)
     if kept.sheet is None or kept.sheet[0] is not match or kept.sheet[1] != moment:
-        kept.sheet = (match, moment, _json(sheet(match).model_dump(mode="json")))
+        summary = last_hand(match)
+        kept.sheet = (
+            match,
+            moment,
+            _json(sheet(match).model_dump(mode="json")),
+            "null" if summary is None else _json(summary.model_dump(mode="json")),
+        )
     return {
         "type": _json("hearts.state"),
         "awaiting": _json(awaiting),
@@ -480,6 +520,7 @@ def _shared(kept: _Kept, live: LiveTable) -> dict[str, str]:
         "public": '{"rules":' + rules + "," + _object_json(public)[1:],
         "sheet": kept.sheet[2],
         "over": _json(over.model_dump(mode="json")) if over is not None else "null",
+        "last_hand": kept.sheet[3],
     }
 
 

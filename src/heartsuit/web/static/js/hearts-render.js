@@ -156,7 +156,10 @@ function badge(text, kind) {
   return el;
 }
 
-/** A seat chip: name, turn, leader, passed, away, points this hand, total, cards left. */
+/** A seat's name plate at the table: name, whose turn (a tab on its top edge), the
+ * computer's level or the person's connection, who led the trick, who has passed, and the
+ * points this hand, the total and the cards left (bare numbers under a legend where space is
+ * short; the words stay for screen readers). */
 export function seatChip(state, seat, { host = false, onFree = null } = {}) {
   const pub = state.public;
   const info = state.table.seats[seat];
@@ -167,27 +170,39 @@ export function seatChip(state, seat, { host = false, onFree = null } = {}) {
   const turn = state.table.status === "playing" && (choosing ? state.awaiting.includes(seat) : pub.to_play === seat);
   li.classList.toggle("turn", turn);
   li.dataset.presence = presence(info);
+  if (turn) li.append(badge(`▶ ${t(choosing ? "hearts.badge.choosing" : "hearts.badge.turn")}`, "turn"));
   const name = document.createElement("span");
   name.className = "ht-name";
-  name.textContent = nameWithMark(state, seat);
-  const top = document.createElement("span");
-  top.className = "ht-seat-top";
-  if (turn) top.append(badge(`▶ ${t(choosing ? "hearts.badge.choosing" : "hearts.badge.turn")}`, "turn"));
-  top.append(name);
-  li.append(top);
+  name.textContent = seatName(state, seat);
+  if (nameWithMark(state, seat) !== name.textContent) {
+    // "(you)" smaller, so that a short name and it share a line on a narrow plate
+    const mark = document.createElement("span");
+    mark.className = "ht-you";
+    mark.textContent = t("hearts.you_mark");
+    name.append(" ", mark);
+  }
+  li.append(name);
   const tags = document.createElement("span");
   tags.className = "ht-tags";
-  if (info.kind === "computer") tags.append(badge(`⚙ ${info.level ? t(`hearts.level.${info.level}`) : t("hearts.kind.computer")}`, "kind"));
-  if (pub.trick && pub.trick.leader === seat && pub.trick.plays.length) tags.append(badge(t("hearts.badge.leads"), "lead"));
-  if (pub.phase === "pass" && pub.passed[seat] && pub.pass_direction !== "hold") tags.append(badge(`✓ ${t("hearts.badge.passed")}`, "passed"));
+  if (info.kind === "computer") tags.append(tag(`⚙ ${info.level ? t(`hearts.level.${info.level}`) : t("hearts.kind.computer")}`, "kind"));
+  const leads = pub.trick && pub.trick.leader === seat && pub.trick.plays.length;
+  li.classList.toggle("leader", Boolean(leads));
+  if (leads) {
+    // the sign always; the word where the plate has room for it (always for screen readers)
+    const lead = tag("◆ ", "leads");
+    const word = document.createElement("span");
+    word.className = "ht-tag-word";
+    word.textContent = t("hearts.badge.leads");
+    lead.append(word);
+    tags.append(lead);
+  }
+  if (pub.phase === "pass" && pub.passed[seat] && pub.pass_direction !== "hold") tags.append(tag(`✓ ${t("hearts.badge.passed")}`, "passed"));
   const here = presenceBadge(info);
   if (here) tags.append(here);
   if (tags.childElementCount) li.append(tags);
   const nums = document.createElement("span");
   nums.className = "ht-nums";
   const values = { points: pub.points_taken[seat], total: pub.scores[seat], cards: pub.cards_left[seat] };
-  // in words; with many seats the chips show the bare numbers instead (a legend above says
-  // what they are) so that each chip stays short, and the words stay for screen readers
   nums.innerHTML = '<span class="ht-nums-full"></span><span class="ht-nums-short" aria-hidden="true"></span>';
   nums.querySelector(".ht-nums-full").textContent = t("hearts.seat_numbers", values);
   nums.querySelector(".ht-nums-short").textContent = `${values.points} · ${values.total} · ${values.cards}`;
@@ -204,41 +219,65 @@ export function seatChip(state, seat, { host = false, onFree = null } = {}) {
   return li;
 }
 
-/** The trick in the middle: each card with the name of who played it; winner and cancelled. */
-export function trickElement(state) {
-  const pub = state.public;
-  const current = pub.trick && pub.trick.plays.length ? pub.trick : null;
-  const trick = current || pub.last_trick;
-  const wrap = document.createElement("div");
-  wrap.className = "ht-trick-cards";
-  if (!trick) return { element: wrap, note: "" };
+/** A plain label on a plate (not a button, not a pill): icon and word. */
+function tag(text, kind) {
+  const el = document.createElement("span");
+  el.className = `ht-tag ${kind}`;
+  el.textContent = text;
+  return el;
+}
+
+/** The cards of a trick, each in a figure that names who played it (``captions``: the name
+ * shown under the card, as in the last-trick view; on the felt the place says it). */
+export function trickFigures(state, trick, { finished, captions = false }) {
   const cancelled = new Set(trick.cancelled || []);
-  trick.plays.forEach(([seat, code], index) => {
+  return trick.plays.map(([seat, code], index) => {
     const figure = document.createElement("figure");
     figure.className = "ht-play";
     figure.dataset.seat = String(seat);
+    figure.dataset.play = `${index}:${seat}:${code}`;
     let label = t("hearts.played_by", { card: cardLabel(code), name: seatName(state, seat) });
     if (cancelled.has(index)) {
       figure.classList.add("cancelled");
       label += `, ${t("hearts.cancelled")}`;
     }
-    if (!current && trick.winner === seat) {
+    const won = finished && trick.winner === seat;
+    if (won) {
       figure.classList.add("winner");
       label += `, ${t("hearts.takes_it")}`;
     }
-    const card = cardElement(code, { label });
-    const caption = document.createElement("figcaption");
-    caption.textContent = seatName(state, seat);
-    if (cancelled.has(index)) caption.prepend(badge("✕", "x"));
-    if (!current && trick.winner === seat) caption.prepend(badge("★", "star"));
-    figure.append(card, caption);
-    wrap.append(figure);
+    figure.append(cardElement(code, { label }));
+    const marks = document.createElement("span");
+    marks.className = "ht-marks";
+    marks.setAttribute("aria-hidden", "true");
+    if (cancelled.has(index)) marks.append(badge("✕", "x"));
+    if (won) marks.append(badge("★", "star"));
+    if (marks.childElementCount) figure.append(marks);
+    if (captions) {
+      const caption = document.createElement("figcaption");
+      caption.textContent = seatName(state, seat);
+      figure.append(caption);
+    }
+    return figure;
   });
+}
+
+/** The trick on the felt: the one in play, else the one just taken (its winner starred). */
+export function trickElement(state) {
+  const pub = state.public;
+  const current = pub.trick && pub.trick.plays.length ? pub.trick : null;
+  const trick = current || pub.last_trick;
+  if (!trick) return { figures: [], note: "", winner: null, finished: false };
+  const figures = trickFigures(state, trick, { finished: !current });
   let note;
   if (current) note = isMe(state, trick.leader) ? t("hearts.trick.leads_you") : t("hearts.trick.leads", { name: seatName(state, trick.leader) });
-  else if (trick.winner === null) note = t("hearts.trick.held");
-  else note = wonText(state, trick.winner, trick.points);
-  return { element: wrap, note };
+  else note = trickNote(state, trick);
+  return { figures, note, winner: current ? null : trick.winner, finished: !current };
+}
+
+/** Who took a finished trick and its points (or that it is held over). */
+export function trickNote(state, trick) {
+  return trick.winner === null ? t("hearts.trick.held") : wonText(state, trick.winner, trick.points);
 }
 
 function wonText(state, seat, points) {

@@ -1,6 +1,8 @@
-// The Hearts start page: "Against the computer" creates a standard table at once (two taps
-// from the home page); "Same device" and "Online" first ask for the players; "More options"
-// holds the preset, the rule options, each computer's level and a game code to replay.
+// The Hearts start page: first the variant (and, folded, its rule options), with an intro
+// that describes the variant chosen; then how to play: "Against the computer" creates the
+// table at once (untouched, the standard game: two taps from the home page); "Same device"
+// and "Online" first ask for the players; "More options" holds each computer's level and a
+// game code to replay.
 
 import { lang, t } from "./i18n.js";
 import { keepTokens, saveName, savedName } from "./hearts-store.js";
@@ -21,6 +23,8 @@ const seatList = panel.querySelector("[data-seats]");
 const levelList = form.querySelector("[data-levels]");
 const playersSelect = form.querySelector("[data-players-select]");
 const codeInput = form.querySelector("[data-code]");
+const intro = form.querySelector("[data-intro]");
+const playersField = form.querySelector("[data-players-field]");
 let mode = null; // the open panel: "hotseat" | "online" | null
 let busy = false;
 
@@ -69,6 +73,9 @@ function syncOptions() {
     if (Number(playersSelect.value) < 6) playersSelect.value = "6";
   }
   if (fromCode || preset !== "cancellation") playersSelect.value = String(players);
+  // the player count is a choice only in Cancellation: elsewhere the intro says it
+  playersField.hidden = preset !== "cancellation";
+  describe();
   setWhy("players", fromCode ? t("hsetup.why.code") : preset === "cancellation" ? t("hsetup.why.players_cancellation") : t("hsetup.why.players_fixed"));
   const jack = form.elements.jack_of_diamonds;
   jack.disabled = preset === "omnibus";
@@ -88,6 +95,13 @@ function syncOptions() {
   codeInput.setAttribute("aria-invalid", code === null ? "true" : "false");
   drawLevels(players);
   if (mode) drawSeats(players);
+}
+
+/** The intro: what the chosen variant is, and the score it is played to. */
+function describe() {
+  const { preset, players } = chosen();
+  const target = Math.max(1, Math.round(Number(form.elements.target.value) || 100));
+  intro.textContent = `${t(`hsetup.intro.${preset}`, { n: players })} ${t("hsetup.intro.target", { target })}`;
 }
 
 function levelSelect(seat, value) {
@@ -258,6 +272,8 @@ form.addEventListener("submit", (event) => {
 form.addEventListener("change", (event) => {
   if (event.target.name === "passing") event.target.dataset.touched = "1";
   if (["preset", "players", "code"].includes(event.target.name)) syncOptions();
+  if (event.target.name === "target") describe();
 });
+form.elements.target.addEventListener("input", describe);
 codeInput.addEventListener("input", syncOptions);
 syncOptions();

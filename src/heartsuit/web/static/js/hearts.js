@@ -14,8 +14,6 @@ import {
   cardLabel,
   eventTexts,
   infoText,
-  isMe,
-  moonChoiceText,
   moonPoints,
   mySeat,
   nameWithMark,
@@ -26,7 +24,11 @@ import {
   sheetTable,
   statusText,
   trickElement,
+  trickFigures,
+  trickNote,
 } from "./hearts-render.js";
+import { gather, place, pointArrow, seatAngle, slideIn } from "./hearts-felt.js";
+import { hasSummary, moonLine, summaryOnOpen, summaryTable } from "./hearts-summary.js";
 import { forgetTable, fourColour, keepTokens, saveFourColour, setTabHeld, tabHeld, tableTokens } from "./hearts-store.js";
 import { Connection } from "./ws.js";
 
@@ -43,17 +45,29 @@ const el = {
   leave: $("leave"),
   lobby: $("lobby"),
   board: $("board"),
+  felt: $("felt"),
   seats: $("seats"),
   info: $("info"),
   trick: $("trick"),
   trickNote: $("trick-note"),
-  me: $("me"),
+  ghosts: $("ghosts"),
+  arrow: $("arrow"),
+  arrowName: $("arrow-name"),
+  last: $("last"),
+  lastCards: $("last-cards"),
+  lastNote: $("last-note"),
+  lastOpen: $("last-open"),
+  lastClose: $("last-close"),
+  summary: $("summary"),
+  summaryTitle: $("summary-title"),
+  summaryMoon: $("summary-moon"),
+  summaryRows: $("summary-rows"),
+  summaryNext: $("summary-next"),
   prompt: $("prompt"),
   moon: $("moon"),
   reason: $("reason"),
   hand: $("hand"),
   pass: $("pass"),
-  banner: $("banner"),
   over: $("over"),
   sheet: $("sheet"),
   sheetBox: $("sheet-box"),
@@ -64,8 +78,9 @@ const el = {
   codeLine: $("code-line"),
   replay: $("replay"),
 };
-// a finished trick stays in view this long before the next pushed state is drawn
-const TRICK_PAUSE_MS = 1100;
+// a finished trick stays in view this long before the next pushed state is drawn (long enough
+// to read who took what; a tap of the player's own draws at once)
+const TRICK_PAUSE_MS = 1400;
 // the narrowest strip of an overlapped hand card still easy to tap; below it the hand wraps
 const CARD_STRIP_PX = 18;
 // the fields of a seat's view that are its own (a patch sets them from its `view` only)
@@ -79,6 +94,8 @@ let queue = []; // pushed states waiting for the trick pause to end
 let pausedUntil = 0;
 let timer = 0;
 let opened = false;
+let lastShown = false; // the last-trick view is open
+let summaryHand = null; // the finished hand whose summary is shown, until "next hand"
 let linked = takeSeatLink(); // a seat token brought by a seat link, until the server took it
 
 /** The token of a seat link's fragment (#seat=<token>), taken out of the address bar. */
@@ -260,8 +277,41 @@ function accept(message, fromRequest = false) {
   drain();
 }
 
+/**
+ * The state after the last card of a hand already holds the next deal (and the tricks of the
+ * hand are gone from it): the trick just taken is shown first, like every other trick, on the
+ * hand as it was before, and the state itself waits behind it for the trick pause. Null when
+ * ``next`` does not end a hand with a trick (it ends the match, or follows a moon choice).
+ */
+function lastTrickFirst(previous, next) {
+  const events = next.events || [];
+  const at = events.map((e) => e.type).lastIndexOf("trick_done");
+  if (at < 0 || !previous || !previous.public || previous.table.status !== "playing") return null;
+  if (!next.public || previous.public.hand_number === next.public.hand_number) return null;
+  const done = events[at];
+  const shown = structuredClone(previous);
+  const pub = shown.public;
+  pub.phase = "done";
+  pub.to_play = null;
+  pub.trick = null;
+  pub.last_trick = { leader: done.plays[0][0], plays: done.plays, winner: done.winner, points: done.points, cancelled: done.cancelled };
+  pub.tricks_played = (pub.tricks_played || 0) + 1;
+  pub.cards_left = pub.cards_left.map(() => 0);
+  if (done.winner !== null) pub.points_taken[done.winner] += done.points;
+  shown.awaiting = [];
+  shown.illegal = {};
+  shown.events = events.slice(0, at + 1);
+  if (shown.view) shown.view = { ...shown.view, phase: "done", to_play: null, trick: null, hand: [], legal: [] };
+  return { shown, after: { ...next, events: events.slice(at + 1) } };
+}
+
 function draw(next) {
   const previous = state;
+  const held = lastTrickFirst(previous, next);
+  if (held) {
+    queue.unshift(held.after);
+    next = held.shown;
+  }
   state = next;
   shown += 1;
   root.dataset.seq = String(shown);
@@ -274,10 +324,12 @@ function draw(next) {
   if (events.some((e) => e.type === "trick_done")) pausedUntil = Date.now() + TRICK_PAUSE_MS;
   if (previous && previous.public.hand_number !== next.public.hand_number) selected = new Set();
   if (!next.view || !next.view.must_pass) selected = new Set();
-  render();
-  announce(previous, next, events);
   const done = events.find((e) => e.type === "hand_done");
-  if (done) showBanner(next, done, events.find((e) => e.type === "moon_chosen"));
+  if (done) summaryHand = done.hand_number;
+  else if (!previous) summaryHand = summaryOnOpen(next);
+  else if (summaryHand !== null && next.public && next.public.hand_number > summaryHand && next.public.tricks_played > 0) summaryHand = null;
+  render(previous);
+  announce(previous, next, events);
 }
 
 function announce(previous, next, events) {
@@ -288,21 +340,7 @@ function announce(previous, next, events) {
   if (lines.length) el.live.textContent = lines.join(". ");
 }
 
-function showBanner(next, event, chosen) {
-  const parts = [];
-  if (event.shooter !== null && event.shooter !== undefined) parts.push(`☾ ${t("hearts.ev.moon", { name: seatName(next, event.shooter) })}`);
-  if (chosen) {
-    const choice = moonChoiceText(next, chosen.choice);
-    parts.push(isMe(next, chosen.seat) ? `${t("hearts.ev.moon_chosen_you", { choice })}.` : `${t("hearts.ev.moon_chosen", { name: seatName(next, chosen.seat), choice })}.`);
-  }
-  const points = (event.points || []).map((p, seat) => `${seatName(next, seat)} ${p > 0 ? "+" : ""}${p}`);
-  parts.push(t("hearts.banner.hand", { n: event.hand_number + 1, points: points.join(", ") }));
-  el.banner.querySelector("[data-banner-text]").textContent = parts.join(" ");
-  el.banner.classList.toggle("moon", event.shooter !== null && event.shooter !== undefined);
-  el.banner.hidden = false;
-}
-
-function render() {
+function render(previous = state) {
   const s = state;
   el.status.textContent = statusText(s);
   // a match's code deals every hand: the server sends it only once the match is over
@@ -314,7 +352,7 @@ function render() {
   const coverSeats = !s.view && s.table.status === "playing" ? awaitingHere(s) : [];
   renderCover(coverSeats);
   el.board.hidden = lobby;
-  if (!lobby) renderBoard();
+  if (!lobby) renderBoard(previous);
   renderOver();
   el.sheet.replaceChildren(sheetTable(s));
   renderElsewhere();
@@ -410,35 +448,112 @@ function renderLobby() {
   el.lobby.querySelector("[data-lobby-wait]").hidden = Boolean(s.table.host);
 }
 
-function renderBoard() {
+function renderBoard(previous) {
   const s = state;
   const n = s.table.seats.length;
   const me = mySeat(s);
+  // this screen's seat at the bottom (a screen without one: seat 1 there); the others clockwise
+  const bottom = me === null ? 0 : me;
   root.style.setProperty("--players", String(n));
   root.classList.toggle("many", n > 5);
-  // the other seats in playing order from the one after this screen's seat: left, across, right
-  const order = [];
-  const first = me === null ? 0 : me + 1;
-  for (let i = 0; i < n; i++) {
-    const seat = (first + i) % n;
-    if (seat !== me) order.push(seat);
-  }
+  el.felt.dataset.players = String(n);
   const chipOptions = { host: Boolean(s.table.host), onFree: true };
-  el.seats.replaceChildren(...order.map((seat) => seatChip(s, seat, chipOptions)));
-  el.me.replaceChildren();
-  if (me !== null) {
-    const chip = seatChip(s, me, {});
-    chip.classList.add("mine");
-    const list = document.createElement("ol");
-    list.className = "ht-seats mine-list";
-    list.append(chip);
-    el.me.append(list);
+  const plates = [];
+  // in playing order from the seat after the bottom one (left, across, right), the bottom last
+  for (let i = 1; i <= n; i++) {
+    const seat = (bottom + i) % n;
+    const plate = seatChip(s, seat, seat === me ? {} : chipOptions);
+    plate.classList.toggle("mine", seat === me);
+    plate.classList.toggle("bottom", seat === bottom);
+    place(plate, seatAngle(seat, bottom, n));
+    plates.push(plate);
   }
+  el.seats.replaceChildren(...plates);
+  layoutFelt();
   el.info.textContent = infoText(s);
-  const { element, note } = trickElement(s);
-  el.trick.replaceChildren(element);
-  el.trickNote.textContent = note;
+  renderTrick(bottom, n, Boolean(previous && previous !== s));
+  renderArrow(bottom, n);
+  renderLast();
+  renderSummary();
   renderHand();
+}
+
+/** Where the board starts (it fills the window below, so the hand ends on the first screen)
+ * and how tall the tallest plate is (the plates are placed so that none reaches past the
+ * felt's edge). */
+function layoutFelt() {
+  if (el.board.hidden) return;
+  const top = el.board.getBoundingClientRect().top + window.scrollY;
+  root.style.setProperty("--board-top", `${Math.round(top)}px`);
+  const tallest = Math.max(0, ...[...el.seats.children].map((plate) => plate.offsetHeight));
+  if (tallest) el.felt.style.setProperty("--ph", `${tallest}px`);
+}
+window.addEventListener("resize", () => {
+  if (state) layoutFelt();
+});
+
+/** The trick on the felt, each card in front of its player; new cards slide in from their
+ * player, and a taken trick gathers to its winner when the felt moves on from it. */
+function renderTrick(bottom, n, moving) {
+  const { figures, note, winner, finished } = trickElement(state);
+  for (const figure of figures) place(figure, seatAngle(Number(figure.dataset.seat), bottom, n));
+  const key = `${bottom}/${finished ? "done" : "open"}/${figures.map((f) => f.dataset.play + f.firstChild.getAttribute("aria-label")).join("|")}`;
+  el.trickNote.textContent = note;
+  if (key === el.trick.dataset.key) return; // the same cards: a running slide is left alone
+  const old = [...el.trick.querySelectorAll(".ht-play")];
+  const seen = new Set(old.map((f) => f.dataset.play));
+  if (moving && el.trick.dataset.finished === "1") gather(el.felt, el.ghosts, old, el.trick.dataset.winner === "" ? null : Number(el.trick.dataset.winner));
+  el.trick.replaceChildren(...figures);
+  el.trick.dataset.key = key;
+  el.trick.dataset.finished = finished ? "1" : "0";
+  el.trick.dataset.winner = winner === null || winner === undefined ? "" : String(winner);
+  if (moving) slideIn(el.felt, figures.filter((f) => !seen.has(f.dataset.play)));
+}
+
+/** During the pass: an arrow in the middle of the felt towards the seat that receives it. */
+function renderArrow(bottom, n) {
+  const s = state;
+  const target = s.view && s.view.phase === "pass" && s.public.pass_direction !== "hold" ? s.pass_to : null;
+  const show = target !== null && target !== undefined;
+  el.arrow.hidden = !show;
+  if (!show) return;
+  pointArrow(el.arrow, seatAngle(target, bottom, n));
+  el.arrowName.textContent = seatName(s, target);
+}
+
+/** The "last trick" button (while a trick of this hand has been taken) and its view. */
+function renderLast() {
+  const s = state;
+  const last = s.table.status === "playing" ? s.public.last_trick : null;
+  el.lastOpen.hidden = !last;
+  if (!last) lastShown = false;
+  el.lastOpen.setAttribute("aria-expanded", String(lastShown));
+  el.last.hidden = !lastShown;
+  if (!lastShown) return;
+  el.lastCards.replaceChildren(...trickFigures(s, last, { finished: true, captions: true }));
+  el.lastNote.textContent = trickNote(s, last);
+}
+
+/** Between hands: the summary of the hand just finished, over the felt, until "next hand". */
+function renderSummary() {
+  const s = state;
+  const show = hasSummary(s, summaryHand);
+  el.summary.hidden = !show;
+  el.felt.classList.toggle("covered-by-summary", show);
+  if (!show) return;
+  el.summaryTitle.textContent = t("hearts.summary.title", { n: summaryHand + 1 });
+  const moon = moonLine(s, summaryHand);
+  el.summaryMoon.textContent = moon;
+  el.summaryMoon.hidden = !moon;
+  const parts = [summaryTable(s, summaryHand)];
+  if (s.public.kitty_size) {
+    const note = document.createElement("p");
+    note.className = "ht-summary-note";
+    note.textContent = t("hearts.summary.kitty");
+    parts.push(note);
+  }
+  el.summaryRows.replaceChildren(...parts);
+  el.summaryNext.textContent = t(s.over ? "hearts.summary.close" : "hearts.summary.next");
 }
 
 function renderHand() {
@@ -696,11 +811,29 @@ root.addEventListener("click", (event) => {
 });
 $("start").addEventListener("click", () => send({ type: "hearts.start" }));
 $("rematch").addEventListener("click", () => {
-  el.banner.hidden = true;
+  summaryHand = null;
   send({ type: "hearts.rematch" });
 });
-$("banner-close").addEventListener("click", () => {
-  el.banner.hidden = true;
+el.lastOpen.addEventListener("click", () => {
+  lastShown = !lastShown;
+  renderLast();
+  if (lastShown) el.lastClose.focus();
+});
+el.last.addEventListener("keydown", (event) => {
+  if (event.key === "Escape") el.lastClose.click();
+});
+el.lastClose.addEventListener("click", () => {
+  lastShown = false;
+  renderLast();
+  el.lastOpen.focus();
+});
+el.summaryNext.addEventListener("click", () => {
+  summaryHand = null;
+  renderSummary();
+  // on to the next hand: the focus goes to the hand when there is one to choose from
+  const card = el.hand.querySelector('[tabindex="0"]');
+  if (card) card.focus();
+  else el.status.focus({ preventScroll: true });
 });
 
 el.notice.querySelector("[data-play-here]").addEventListener("click", () => openTable(true));
@@ -743,6 +876,7 @@ window.addEventListener("pagehide", () => {
   if (conn.socket) conn.socket.close();
 });
 
+el.status.tabIndex = -1; // where the focus goes when what held it goes away
 el.four.checked = fourColour();
 document.body.classList.toggle("four-colour", el.four.checked);
 el.four.addEventListener("change", () => {
