@@ -678,6 +678,7 @@ class Load:
                 )
                 if opened.get("code") != "in_use":
                     break
+                self.errors["in_use"] -= 1  # the page's wait, not an error
                 await asyncio.sleep(0.05)
             assert opened["type"] == "hearts.state", opened
         table = Table(created["table"], [host])
@@ -941,7 +942,7 @@ def lock_figures(path: Path, wall: tuple[float, float]) -> tuple[float, float, f
 
 
 def line(f: Figures) -> str:
-    errors = ", ".join(f"{k} {v}" for k, v in sorted(f.errors.items())) or "none"
+    errors = ", ".join(f"{k} {v}" for k, v in sorted(f.errors.items()) if v) or "none"
     return (
         f"{f.tables:5d} tables {f.sockets:5d} sockets | setup {f.setup_s:5.1f} s | "
         f"{f.actions_per_s:6.0f} actions/s {f.changes_per_s:6.0f} changes/s | "
