@@ -64,9 +64,16 @@ first (``--route table``: all four to process i mod N, as a proxy routing by tab
 and RSS are then the sum over the processes. ``--route shard`` routes the same way to processes
 that share nothing, each on its own SQLite file and without Redis: what processes owning their
 tables outright would be, with nothing to cross between them. ``--store postgres`` with one process
-measures PostgreSQL alone.
+measures PostgreSQL alone. ``--via nginx`` puts the checked-in nginx configuration
+(``deploy/nginx/heartsuit.conf``, run as ``tests/nginx_front.py`` runs it) in front of the
+processes and connects every socket to it: with ``--route table`` the host creates the table on
+a socket that names none (as the setup page does), then every seat's socket opens
+``/ws?table=<id>`` (as the table page does) and nginx hashes it onto one process; with
+``--route seat`` no socket names its table and nginx spreads them. nginx's own CPU is printed
+apart.
 
     .venv/bin/python bench/hearts_tables.py --kind online --tables 300 --processes 3
+    .venv/bin/python bench/hearts_tables.py --tables 100,300 --processes 2 --via nginx --route table
 """
 
 from __future__ import annotations
@@ -98,6 +105,9 @@ from heartsuit.server.hearts_view import apply_patch
 
 HERE = Path(__file__).resolve()
 sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE.parent.parent))  # the repository: tests/nginx_front.py
+from tests.nginx_front import nginx_front  # noqa: E402
+
 from services import (  # noqa: E402
     LoopLag,
     collector_paused,
@@ -153,6 +163,9 @@ def serve(port: int, db: str, pace_ms: int, diagnose: str, what_if: str) -> None
         max_connections_per_address=many,
         hellos_per_minute=many,
         new_games_per_minute=many,
+        # behind nginx (--via): its address as the pages see it, and its word believed
+        origins=tuple(os.environ.get("BENCH_ORIGINS", "").split()),
+        forwarded_allow_ips="127.0.0.1" if os.environ.get("BENCH_ORIGINS") else "",
     )
     # served as `heartsuit serve` serves: its transports (websockets-sansio with the bounded
     # send buffer, h11 with the bounded request head) and options (per-message-deflate...)
@@ -344,6 +357,8 @@ class Server:
         if self.process is not None:
             if self.log.exists():
                 text = self.log.read_text(errors="replace")
+                if os.environ.get("BENCH_DEBUG"):
+                    print(f"--- {self.log}:\n{text[-6000:]}", file=sys.stderr)
                 self.unexpected = text.count("closing a WebSocket after an unexpected error")
                 if self.unexpected:
                     at = text.index("closing a WebSocket after an unexpected error")
@@ -382,6 +397,8 @@ class Servers:
             home.mkdir()
             self.servers.append(Server(pace_ms, home, **options))
         self.diagnosis = self.servers[0].diagnosis
+        #: the nginx in front (``--via nginx``), if any
+        self.front: Any = None
 
     def __enter__(self) -> Servers:
         try:
@@ -435,6 +452,21 @@ def descendants(pid: int) -> list[int]:
         found += children
         todo += children
     return found
+
+
+def nginx_cpu_seconds(front: Any) -> float:
+    """The CPU time of an nginx master and its workers so far (0 without one)."""
+    if front is None:
+        return 0.0
+    master = front.process.pid
+    total = cpu_seconds(master)
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError, IndexError, ValueError):
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                if int(fields[1]) == master:
+                    total += cpu_seconds(int(entry.name))
+    return total
 
 
 def client_cpu_seconds() -> float:
@@ -508,8 +540,11 @@ class Load:
         *,
         deflate: bool = True,
         by_table: bool = False,
+        table_query: bool = False,
     ) -> None:
         self.urls = [f"ws://127.0.0.1:{port}/ws" for port in ports]
+        #: a table's sockets open /ws?table=<id> (through a proxy that hashes it: ``--via``)
+        self.table_query = table_query
         #: every seat of table i to process i (``--route table``), else seat s to i + s
         self.by_table = by_table
         #: permessage-deflate, as browsers negotiate it (off: ``--no-deflate``)
@@ -528,10 +563,13 @@ class Load:
 
     # --- plumbing ---
 
-    async def connect(self, where: int = 0) -> Player:
-        """A socket to process ``where`` (modulo their number)."""
+    async def connect(self, where: int = 0, table: str = "") -> Player:
+        """A socket to process ``where`` (modulo their number), naming ``table`` if asked."""
+        url = self.urls[where % len(self.urls)]
+        if table and self.table_query:
+            url += f"?table={table}"
         ws = await websockets.connect(
-            self.urls[where % len(self.urls)],
+            url,
             max_size=2**20,
             open_timeout=60,
             compression=self.compression,
@@ -554,7 +592,10 @@ class Load:
         future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
         player.waiting[req] = future
         await player.ws.send(json.dumps({**message, "req": req}))
-        return await asyncio.wait_for(future, 120)
+        try:
+            return await asyncio.wait_for(future, 120)
+        except TimeoutError:
+            raise TimeoutError(f"no answer to {message} in 120 s") from None
 
     async def read(self, player: Player) -> None:
         try:
@@ -580,7 +621,7 @@ class Load:
             sent = player.sent.pop(req, None)
             # the answer to an action: its whole state, or a patch (a card within a trick, a pass)
             answered = kind in ("hearts.state", "hearts.patch") and state is not None
-            if sent is not None and answered and player.table is not None:
+            if sent is not None and answered and player.table is not None and state is not None:
                 player.table.pending.append((sent, int(state["table"]["version"])))
                 if self.window[0] <= now <= self.window[1]:
                     self.actions += 1
@@ -671,10 +712,26 @@ class Load:
         host = await self.connect(index)
         created = await self.ask(host, {"type": "hearts.create", "mode": "online", "name": "Host"})
         assert created["type"] == "hearts.created", created
+        token = created["tokens"][0]["token"]
+        if self.table_query:
+            # the setup page's socket named no table; the table page's names it
+            await host.ws.close()
+            self.players.remove(host)
+            host = await self.connect(index, created["table"])
+            # the closed socket lets go of the seat in a moment: until then it is in_use
+            for _ in range(200):
+                opened = await self.ask(
+                    host, {"type": "hearts.open", "table": created["table"], "tokens": [token]}
+                )
+                if opened.get("code") != "in_use":
+                    break
+                self.errors["in_use"] -= 1  # the page's wait, not an error
+                await asyncio.sleep(0.05)
+            assert opened["type"] == "hearts.state", opened
         table = Table(created["table"], [host])
-        host.table, host.token, host.seat = table, created["tokens"][0]["token"], 0
+        host.table, host.token, host.seat = table, token, 0
         for seat in range(1, 4):
-            guest = await self.connect(index if self.by_table else index + seat)
+            guest = await self.connect(index if self.by_table else index + seat, table.id)
             seated = await self.ask(
                 guest, {"type": "hearts.sit", "table": table.id, "seat": seat, "name": f"G{seat}"}
             )
@@ -725,9 +782,9 @@ class Load:
             task.cancel()
 
 
-async def probe(port: int, stop: asyncio.Event, out: list[float]) -> None:
+async def probe(url: str, stop: asyncio.Event, out: list[float]) -> None:
     """Round trips of ``lang`` (no database, no table) every 100 ms until ``stop``."""
-    async with websockets.connect(f"ws://127.0.0.1:{port}/ws") as ws:
+    async with websockets.connect(url) as ws:
         req = 0
         while not stop.is_set():
             req += 1
@@ -764,6 +821,8 @@ class Figures:
     rss_base_mb: float
     rss_mb: float
     errors: dict[str, int]
+    #: nginx's master and worker (``--via nginx``), % of one core
+    nginx_cpu: float = 0.0
     #: the window in wall-clock time (to pick the server's writes of the window)
     wall: tuple[float, float] = (0.0, 0.0)
     #: with --diagnose: writes/s, ms waited for the write lock p50/p99, ms held p50/p99
@@ -798,7 +857,10 @@ async def one_run(args: argparse.Namespace, server: Servers, tables: int, seed: 
         seed,
         deflate=not args.no_deflate,
         by_table=args.route in ("table", "shard"),
+        table_query=bool(args.via) and args.route == "table",
     )
+    if server.front is not None:
+        load.urls = [server.front.ws_url()]
     # the base: a server that has answered once (its modules loaded), with no table yet
     warm = await load.connect()
     await warm.ws.close()
@@ -810,7 +872,7 @@ async def one_run(args: argparse.Namespace, server: Servers, tables: int, seed: 
     setup_s = time.perf_counter() - started
     stop = asyncio.Event()
     probes: list[float] = []
-    probe_task = asyncio.get_running_loop().create_task(probe(server.port, stop, probes))
+    probe_task = asyncio.get_running_loop().create_task(probe(load.urls[0], stop, probes))
     # the client's collector is off from here (its own collection of everything set up, a
     # pause of the client's loop, comes before the warm-up, not at the window's start)
     with collector_paused():
@@ -844,6 +906,7 @@ async def one_run(args: argparse.Namespace, server: Servers, tables: int, seed: 
         lag = LoopLag()
         cpu0, client0, versions0 = server.cpu_seconds(), client_cpu_seconds(), load.versions()
         serving0 = server.serving_cpu_seconds()
+        nginx0 = nginx_cpu_seconds(server.front)
         now, wall = time.perf_counter(), time.time()
         load.window = (now, now + args.seconds)
         stolen = [stolen_seconds()]
@@ -853,6 +916,7 @@ async def one_run(args: argparse.Namespace, server: Servers, tables: int, seed: 
         await asyncio.sleep(args.seconds % 60)
         cpu1, client1, versions1 = server.cpu_seconds(), client_cpu_seconds(), load.versions()
         serving1 = server.serving_cpu_seconds()
+        nginx1 = nginx_cpu_seconds(server.front)
         rss = server.rss_mb()
         stop.set()
         client_lag = lag.stop()
@@ -888,6 +952,7 @@ async def one_run(args: argparse.Namespace, server: Servers, tables: int, seed: 
         server_cpu=100 * (cpu1 - cpu0) / args.seconds,
         serving_cpu=100 * (serving1 - serving0) / args.seconds,
         client_cpu=100 * (client1 - client0) / args.seconds,
+        nginx_cpu=100 * (nginx1 - nginx0) / args.seconds,
         client_lag_ms=client_lag,
         rss_base_mb=rss_base,
         rss_mb=rss,
@@ -928,7 +993,7 @@ def lock_figures(path: Path, wall: tuple[float, float]) -> tuple[float, float, f
 
 
 def line(f: Figures) -> str:
-    errors = ", ".join(f"{k} {v}" for k, v in sorted(f.errors.items())) or "none"
+    errors = ", ".join(f"{k} {v}" for k, v in sorted(f.errors.items()) if v) or "none"
     return (
         f"{f.tables:5d} tables {f.sockets:5d} sockets | setup {f.setup_s:5.1f} s | "
         f"{f.actions_per_s:6.0f} actions/s {f.changes_per_s:6.0f} changes/s | "
@@ -937,7 +1002,8 @@ def line(f: Figures) -> str:
         f"idle rt p50 {f.probe_p50_ms:6.1f} p99 {f.probe_p99_ms:6.1f} ms | "
         f"server CPU {f.server_cpu:3.0f}% = {f.cpu_ms_per_change:.2f} ms/change "
         f"(serving {f.serving_cpu:3.0f}%), "
-        f"client CPU {f.client_cpu:3.0f}%, its loop late p99 {f.client_lag_ms[0]:.1f} "
+        + (f"nginx CPU {f.nginx_cpu:.0f}%, " if f.nginx_cpu else "")
+        + f"client CPU {f.client_cpu:3.0f}%, its loop late p99 {f.client_lag_ms[0]:.1f} "
         f"max {f.client_lag_ms[1]:.1f} ms | "
         f"RSS {f.rss_base_mb:.0f} -> {f.rss_mb:.0f} MB = {f.kb_per_table:.0f} KB/table | "
         f"errors: {errors}"
@@ -978,7 +1044,9 @@ def median_line(runs: list[Figures]) -> str:
         f"p99 {med(lambda f: f.probe_p99_ms):.1f} ms, "
         f"server CPU {med(lambda f: f.server_cpu):.0f}% "
         f"= {med(lambda f: f.cpu_ms_per_change):.2f} ms per change "
-        f"(serving process {med(lambda f: f.serving_cpu):.0f}%), client CPU "
+        f"(serving process {med(lambda f: f.serving_cpu):.0f}%), "
+        + (f"nginx CPU {med(lambda f: f.nginx_cpu):.0f}%, " if runs[0].nginx_cpu else "")
+        + "client CPU "
         f"{med(lambda f: f.client_cpu):.0f}% (its loop late p99 "
         f"{med(lambda f: f.client_lag_ms[0]):.1f} ms), RSS {med(lambda f: f.rss_base_mb):.0f} -> "
         f"{med(lambda f: f.rss_mb):.0f} MB, {med(lambda f: f.kb_per_table):.0f} KB/table, "
@@ -1040,6 +1108,13 @@ def main() -> int:
         "shard: the same, to processes that share nothing (each its own SQLite file, no Redis), "
         "as processes that own their tables outright would be",
     )
+    parser.add_argument(
+        "--via",
+        choices=("", "nginx"),
+        default="",
+        help="connect through the checked-in nginx configuration in front of the processes "
+        "(deploy/nginx/heartsuit.conf); --route table: sockets name their table",
+    )
     parser.add_argument("--store", choices=("sqlite", "postgres"), default="sqlite")
     parser.add_argument(
         "--redis", action="store_true", help="one process on PostgreSQL with Redis too"
@@ -1088,6 +1163,8 @@ def main() -> int:
     )
     if not 1 <= args.processes <= 8:
         parser.error("keep --processes within 1..8")
+    if args.via and args.route == "shard":
+        parser.error("--via nginx is for processes that share a database and Redis")
     several = args.processes > 1 and args.route != "shard"
     shared = several or args.store == "postgres" or args.redis
     with_redis = several or args.redis
@@ -1108,9 +1185,15 @@ def main() -> int:
             runs: list[Figures] = []
             for run in range(args.runs):
                 with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
-                    env = None
+                    env: dict[str, str] | None = None
+                    front_port = free_port()
+                    if args.via:
+                        env = {"BENCH_ORIGINS": f"http://127.0.0.1:{front_port}"}
                     if shared:
-                        env = {"BENCH_DATABASE_URL": stack.enter_context(fresh_database(where[0]))}
+                        env = {
+                            **(env or {}),
+                            "BENCH_DATABASE_URL": stack.enter_context(fresh_database(where[0])),
+                        }
                         if with_redis:
                             env["BENCH_REDIS_URL"] = where[1]
                     server = Servers(
@@ -1122,6 +1205,10 @@ def main() -> int:
                         env=env,
                     )
                     with server:
+                        if args.via:
+                            server.front = stack.enter_context(
+                                nginx_front(server.ports, Path(tmp) / "nginx", port=front_port)
+                            )
                         figures = run_client(one_run(args, server, tables, seed=run))
                     if server.diagnosis is not None:
                         figures.lock = lock_figures(server.diagnosis, figures.wall)

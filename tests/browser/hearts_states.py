@@ -119,7 +119,7 @@ def cancellation_ten() -> Match:
 def open_table(
     page: Any, server: ServerProcess, fake: FakeHearts, lang: str, tokens: dict[str, str]
 ) -> None:
-    page.route_web_socket("**/ws", fake.route)
+    page.route_web_socket("**/ws*", fake.route)
     page.goto(f"{server.url}/?lang={lang}")  # the origin's storage, and the language remembered
     page.evaluate("t => localStorage.setItem('heartsuit.hearts.T1', t)", json.dumps(tokens))
     page.goto(f"{server.url}/hearts/table/T1?lang={lang}")
@@ -131,7 +131,7 @@ def open_state(page: Any, server: ServerProcess, name: str, lang: str) -> FakeHe
     fake = FakeHearts()
     tokens = {"0": "tok0"}
     if name in ("setup", "setup-more"):
-        page.route_web_socket("**/ws", fake.route)
+        page.route_web_socket("**/ws*", fake.route)
         page.goto(f"{server.url}/hearts?lang={lang}")
         page.wait_for_selector("[data-hsetup] [data-mode]")
         if name == "setup-more":
@@ -145,7 +145,7 @@ def open_state(page: Any, server: ServerProcess, name: str, lang: str) -> FakeHe
         info = seats(4, ["human", "open", "open", "computer"])
         lobby = {"type": "hearts.lobby", "table": "T1", "seats": info, "status": "lobby"}
         fake.on("hearts.invite", lambda f: [lobby])
-        page.route_web_socket("**/ws", fake.route)
+        page.route_web_socket("**/ws*", fake.route)
         page.goto(f"{server.url}/hearts/join/ABCD2345?lang={lang}")
         page.wait_for_selector('[data-hjoin][aria-busy="false"]')
         page.wait_for_selector("[data-join-seats] input")

@@ -42,7 +42,7 @@ def open_table(
     tokens: dict[str, str] | None = None,
     lang: str = "id",
 ) -> None:
-    page.route_web_socket("**/ws", fake.route)
+    page.route_web_socket("**/ws*", fake.route)
     kept = json.dumps(tokens if tokens is not None else {"0": "tok0"})
     page.evaluate("t => localStorage.setItem('heartsuit.hearts.T1', t)", kept)
     page.goto(f"{server.url}/hearts/table/T1?lang={lang}")
@@ -396,7 +396,7 @@ def test_joining_from_an_invite_takes_a_free_seat(page: Any, server: ServerProce
             )
         ],
     )
-    page.route_web_socket("**/ws", fake.route)
+    page.route_web_socket("**/ws*", fake.route)
     page.goto(f"{server.url}/hearts/join/ABCD2345?lang=en")
     page.wait_for_selector('[data-hjoin][aria-busy="false"]')
     assert fake.wait_for(page, "hearts.invite")["invite"] == "ABCD2345"
@@ -424,7 +424,7 @@ def test_two_taps_from_home_to_a_dealt_hand(page: Any, server: ServerProcess) ->
     fake.on("hearts.create", lambda f: [created, hearts_state(match, view_seat=0)])
     fake.on("hearts.open", lambda f: [hearts_state(match, view_seat=0)])
     fake.on("solitaire.resume", lambda f: [{"type": "solitaire.state", "game": None}])
-    page.route_web_socket("**/ws", fake.route)
+    page.route_web_socket("**/ws*", fake.route)
     page.goto(f"{server.url}/?lang=en")
     page.click("[data-hearts-play]")
     page.click('[data-mode="computer"]')
@@ -440,7 +440,7 @@ def test_two_taps_from_home_to_a_dealt_hand(page: Any, server: ServerProcess) ->
 
 def test_more_options_disable_what_a_preset_decides(page: Any, server: ServerProcess) -> None:
     fake = FakeHearts()
-    page.route_web_socket("**/ws", fake.route)
+    page.route_web_socket("**/ws*", fake.route)
     page.goto(f"{server.url}/hearts?lang=en")
     page.click("[data-rules] summary")  # the rule options, under the variant
     page.click("[data-more] summary")

@@ -37,6 +37,7 @@ let view = null; // a hearts.state-like object for hearts-render.js's names and 
 
 const conn = new Connection({
   lang,
+  table: tableId,
   onReady: () => {
     if (!asked) {
       asked = true;

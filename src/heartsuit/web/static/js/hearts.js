@@ -122,6 +122,7 @@ function actingToken() {
 
 const conn = new Connection({
   lang,
+  table: tableId,
   onReady: () => openTable(),
   onStatus: (online) => {
     if (!online) showError(t("game.offline"));

@@ -61,6 +61,9 @@ export class Connection {
    *   request (Hearts: "taken_over" when another tab or device takes this page's seat)
    * @param {boolean} [options.followNetwork] drop the socket as soon as the browser says it
    *   is offline (rather than when a send finally fails) and reconnect as soon as it is back
+   * @param {string} [options.table] the Hearts table this page shows: the socket opens
+   *   /ws?table=<id>, which the server ignores and a proxy in front of several processes hashes,
+   *   so that every socket of one table reaches one process (docs/site.md, "Behind nginx")
    */
   constructor({
     lang,
@@ -69,8 +72,10 @@ export class Connection {
     onPush = () => {},
     onPushError = () => {},
     followNetwork = false,
+    table = null,
   }) {
     this.lang = lang;
+    this.path = table ? `/ws?table=${encodeURIComponent(table)}` : "/ws";
     this.onPush = onPush;
     this.onPushError = onPushError;
     this.onReady = onReady;
@@ -104,7 +109,7 @@ export class Connection {
 
   open() {
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-    const socket = new WebSocket(`${scheme}//${location.host}/ws`);
+    const socket = new WebSocket(`${scheme}//${location.host}${this.path}`);
     this.socket = socket;
     socket.addEventListener("open", () => this.greet());
     socket.addEventListener("message", (event) => this.receive(event.data));
