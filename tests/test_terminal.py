@@ -87,6 +87,10 @@ def _run_in_a_terminal(args: Sequence[str], prompt: bytes, env: dict[str, str]) 
     (SIGINT to the game), return all it wrote. A game that does not end is killed."""
     pid, fd = pty.fork()
     if pid == 0:  # the child: the game, on the terminal
+        # Ctrl+C at its default, as a terminal gives a game it starts: a shell that runs the
+        # tests in the background ignores SIGINT, an exec keeps that, and Python then installs
+        # no KeyboardInterrupt handler, so the game would never hear Ctrl+C
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
         os.chdir(ROOT)
         os.execve(sys.executable, [sys.executable, "-m", "heartsuit", *args], env)
     output = b""
