@@ -509,9 +509,12 @@ def test_a_table_opened_where_its_copy_went_stale_is_shown_as_logged(
     """A process keeps its copy of a table after it stops following it (its sockets left, or
     it lost the table's lease); a person who reconnects there must get the table as logged,
     not that copy, or their page waits for a turn that has moved on to them."""
+    # a lease that outlasts a loaded machine's pauses: the second process must never take the
+    # table over here (it would then update its copy), only be opened on
+    lease_ms = 60_000
     with (
-        site_of(postgres_url, tmp_path, hearts_pace_ms=0) as one,
-        site_of(postgres_url, tmp_path, hearts_pace_ms=0) as two,
+        site_of(postgres_url, tmp_path, hearts_pace_ms=0, hearts_lease_ms=lease_ms) as one,
+        site_of(postgres_url, tmp_path, hearts_pace_ms=0, hearts_lease_ms=lease_ms) as two,
         ExitStack() as stack,
     ):
         host = person(one, stack)
@@ -520,7 +523,9 @@ def test_a_table_opened_where_its_copy_went_stale_is_shown_as_logged(
         portal = two.client.portal
         assert portal is not None
         stale = portal.call(service(two).table, table).version  # a copy nobody updates
-        host.until(host.my_turn)
+        # the computers pass first: then the person's is the last pass (the exchange), answered
+        # with the whole state; a pass before theirs would be answered with a patch
+        host.until(lambda s: host.my_turn(s) and list(s["awaiting"]) == [host.seat])
         assert host.act()["type"] == "hearts.state"  # the person passes; the computers go on
         now = host.until(lambda s: host.my_turn(s) and s["table"]["version"] > stale + 1)
         assert portal.call(service(two).table, table).version == stale
