@@ -57,7 +57,7 @@ from typing import Any
 
 import websockets
 
-from heartsuit.server.hearts_view import apply_patch
+from heartsuit.server.hearts.frames import apply_patch
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from services import free_port, services

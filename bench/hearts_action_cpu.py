@@ -2,10 +2,10 @@
 the sockets.
 
 ``--tables`` online tables of four people, in one event loop: each person is a
-:class:`~heartsuit.server.hearts_session.HeartsSession` on a stand-in connection that encodes
-every frame as the real one does (:func:`heartsuit.server.protocol.encode`) and hears its
-table's channel on a task of its own (as :class:`~heartsuit.server.connection.Connection`
-does), on a :class:`~heartsuit.server.bus.LocalBus` and a fresh SQLite file (fsync on). Round
+:class:`~heartsuit.server.hearts.endpoint.HeartsSession` on a stand-in connection that encodes
+every frame as the real one does (:func:`heartsuit.server.core.protocol.encode`) and hears its
+table's channel on a task of its own (as :class:`~heartsuit.server.core.connection.Connection`
+does), on a :class:`~heartsuit.server.core.bus.LocalBus` and a fresh SQLite file (fsync on). Round
 after round, every table's awaited person acts at once (a random pass, a random legal card; a
 rematch when the match is over), so their writes share group-commit batches as on a busy site;
 after each round the notices are left to reach every socket. Prints the process's CPU time (all
@@ -31,9 +31,11 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from heartsuit.server.bus import LocalBus, Notice
-from heartsuit.server.db import Database
-from heartsuit.server.hearts_protocol import (
+from heartsuit.server.core.bus import LocalBus, Notice
+from heartsuit.server.core.protocol import Encoded, Reply, encode
+from heartsuit.server.core.settings import sqlite_url
+from heartsuit.server.hearts.endpoint import HeartsSession
+from heartsuit.server.hearts.protocol import (
     HeartsCreate,
     HeartsPass,
     HeartsPlay,
@@ -41,17 +43,15 @@ from heartsuit.server.hearts_protocol import (
     HeartsSit,
     HeartsStart,
 )
-from heartsuit.server.hearts_service import HeartsService
-from heartsuit.server.hearts_session import HeartsSession
-from heartsuit.server.hearts_store import SqlTableStore
-from heartsuit.server.players import Player
-from heartsuit.server.protocol import Encoded, Reply, encode
-from heartsuit.server.settings import sqlite_url
+from heartsuit.server.hearts.service import HeartsService
+from heartsuit.server.hearts.store import SqlTableStore
+from heartsuit.server.players.service import Player
+from heartsuit.server.storage.db import Database
 
 
 class Link:
     """A connection without a socket: frames are encoded and counted, channels heard (as
-    :class:`~heartsuit.server.connection.Connection` does: a notice that finds its channel
+    :class:`~heartsuit.server.core.connection.Connection` does: a notice that finds its channel
     idle goes to the session's ``now`` inside the publish, one published by the link's own
     task waits for the reply; else it is queued for the channel's task)."""
 

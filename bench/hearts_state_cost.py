@@ -1,8 +1,8 @@
 """What one ``hearts.state`` costs the server: build it, encode it, compress it, per seat.
 
 Every change at a Hearts table makes each socket at it build its own ``hearts.state``
-(:func:`heartsuit.server.hearts_view.table_state`), encode it (pydantic ``model_dump`` and
-``json.dumps``, :func:`heartsuit.server.protocol.encode`) and send it, which with
+(:func:`heartsuit.server.hearts.frames.table_state`), encode it (pydantic ``model_dump`` and
+``json.dumps``, :func:`heartsuit.server.core.protocol.encode`) and send it, which with
 permessage-deflate (negotiated by browsers and by the ``websockets`` client) means a zlib
 compression per frame. This times each step in one process, without a server, on a four-seat
 table replayed to the middle of its first hand, and prints the frame's size raw and deflated.
@@ -19,10 +19,10 @@ import zlib
 from collections.abc import Callable
 
 from heartsuit.hearts import Rules
-from heartsuit.hearts.table import computer_action
-from heartsuit.server.hearts_tables import LiveTable, SeatRecord, TableRecord
-from heartsuit.server.hearts_view import StateFrames, table_state
-from heartsuit.server.protocol import encode
+from heartsuit.hearts.driver import computer_action
+from heartsuit.server.core.protocol import encode
+from heartsuit.server.hearts.frames import StateFrames, table_state
+from heartsuit.server.hearts.live_table import LiveTable, SeatRecord, TableRecord
 
 
 def mid_hand_table() -> LiveTable:

@@ -24,9 +24,9 @@ from sqlalchemy import select
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from heartsuit.hearts import Rules
-from heartsuit.server.db import Database
-from heartsuit.server.hearts_store import SqlTableStore, events
-from heartsuit.server.hearts_tables import LiveTable, SeatRecord, TableRecord
+from heartsuit.server.hearts.live_table import LiveTable, SeatRecord, TableRecord
+from heartsuit.server.hearts.store import SqlTableStore, events
+from heartsuit.server.storage.db import Database
 from services import fresh_database, postgres_server
 
 

@@ -101,7 +101,7 @@ from typing import Any
 
 import websockets
 
-from heartsuit.server.hearts_view import apply_patch
+from heartsuit.server.hearts.frames import apply_patch
 
 HERE = Path(__file__).resolve()
 sys.path.insert(0, str(HERE.parent))
@@ -127,7 +127,7 @@ def serve(port: int, db: str, pace_ms: int, diagnose: str, what_if: str) -> None
     import uvicorn
 
     from heartsuit.cli.serve_cmd import uvicorn_config
-    from heartsuit.server.settings import Settings, sqlite_url
+    from heartsuit.server.core.settings import Settings, sqlite_url
 
     try:
         from heartsuit.cli.serve_cmd import settle_process
@@ -151,7 +151,7 @@ def serve(port: int, db: str, pace_ms: int, diagnose: str, what_if: str) -> None
     thinkers = os.environ.get("BENCH_THINKERS", "")
     pool = {"hearts_thinkers": int(thinkers)} if thinkers and has_pool() else {}
     if os.environ.get("BENCH_THINKERS_NICE") and has_pool():
-        from heartsuit.server import hearts_thinking
+        from heartsuit.server.hearts import thinking_pool as hearts_thinking
 
         hearts_thinking.WORKER_NICE = int(os.environ["BENCH_THINKERS_NICE"])  # type: ignore[misc]
     settings = Settings(
@@ -187,7 +187,7 @@ def serve(port: int, db: str, pace_ms: int, diagnose: str, what_if: str) -> None
 
 def has_pool() -> bool:
     """Whether the tree measured has the thinking pool (``Settings.hearts_thinkers``)."""
-    from heartsuit.server.settings import Settings
+    from heartsuit.server.core.settings import Settings
 
     return "hearts_thinkers" in Settings.__dataclass_fields__
 
@@ -214,7 +214,7 @@ def time_the_write_lock(out: str) -> None:
     ``wall-time ms-waited ms-held`` per block, and each group-committed batch of
     ``Database.write`` (the path of every table action) timed, a line ``wall-time batch
     writes ms-held`` per batch, to ``out``."""
-    from heartsuit.server import db as dbmod
+    from heartsuit.server.storage import db as dbmod
 
     sink = open(out, "a", buffering=1)  # noqa: SIM115 - open for the life of the process
 
@@ -250,8 +250,8 @@ def try_store(what_if: str, db_path: str) -> None:
     import sqlite3
     from concurrent.futures import ThreadPoolExecutor
 
-    from heartsuit.server import hearts_store
-    from heartsuit.server.hearts_tables import LogEntry, TableRecord
+    from heartsuit.server.hearts import store as hearts_store
+    from heartsuit.server.hearts.live_table import LogEntry, TableRecord
 
     thread = ThreadPoolExecutor(1)
     opened: list[sqlite3.Connection] = []

@@ -27,8 +27,8 @@ from typing import Any
 
 import websockets
 
-from heartsuit.server import examples
-from heartsuit.server.settings import sqlite_url
+from heartsuit.server.core.settings import sqlite_url
+from heartsuit.server.solitaire import examples
 
 CODE = "HH1-N-AAAAAAM"
 
@@ -134,7 +134,7 @@ def echo_server(kind: str, port: int) -> None:
     from starlette.websockets import WebSocket
 
     from heartsuit.cli.serve_cmd import uvicorn_config
-    from heartsuit.server.settings import Settings
+    from heartsuit.server.core.settings import Settings
 
     async def starlette_echo(socket: WebSocket) -> None:
         await socket.accept()

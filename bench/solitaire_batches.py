@@ -22,8 +22,8 @@ from pathlib import Path
 
 from sqlalchemy import Column, Integer, MetaData, String, Table, bindparam, insert, update
 
-from heartsuit.server.db import Database, Step, _BatchWriter, _Write
-from heartsuit.server.settings import sqlite_url
+from heartsuit.server.core.settings import sqlite_url
+from heartsuit.server.storage.db import Database, Step, _BatchWriter, _Write
 
 _meta = MetaData()
 log = Table(

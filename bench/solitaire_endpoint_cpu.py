@@ -28,18 +28,18 @@ import tempfile
 import time
 from pathlib import Path
 
-from heartsuit.server import messages
-from heartsuit.server.bus import LocalBus
-from heartsuit.server.db import Database
-from heartsuit.server.players import Player, PlayerService
-from heartsuit.server.players_store import SqlPlayersStore
-from heartsuit.server.protocol import Encoded, Reply, encode
-from heartsuit.server.service import OnNotice
-from heartsuit.server.settings import sqlite_url
-from heartsuit.server.solitaire_endpoint import SolitaireEndpoint, SolitaireSession
-from heartsuit.server.solitaire_protocol import SolitaireNew, SolitaireTap
-from heartsuit.server.solitaire_service import SolitaireService
-from heartsuit.server.solitaire_store import SqlSolitaireStore
+from heartsuit.server.core import messages
+from heartsuit.server.core.bus import LocalBus
+from heartsuit.server.core.game_service import OnNotice
+from heartsuit.server.core.protocol import Encoded, Reply, encode
+from heartsuit.server.core.settings import sqlite_url
+from heartsuit.server.players.service import Player, PlayerService
+from heartsuit.server.players.store import SqlPlayersStore
+from heartsuit.server.solitaire.endpoint import SolitaireEndpoint, SolitaireSession
+from heartsuit.server.solitaire.protocol import SolitaireNew, SolitaireTap
+from heartsuit.server.solitaire.service import SolitaireService
+from heartsuit.server.solitaire.store import SqlSolitaireStore
+from heartsuit.server.storage.db import Database
 
 
 class Tab:

@@ -55,7 +55,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
-from heartsuit.server.settings import sqlite_url
+from heartsuit.server.core.settings import sqlite_url
 
 HERE = Path(__file__).resolve()
 sys.path.insert(0, str(HERE.parent))

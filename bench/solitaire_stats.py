@@ -38,14 +38,14 @@ from typing import Any
 import websockets
 from sqlalchemy import delete
 
-from heartsuit.server.db import Database
-from heartsuit.server.players import PlayerService
-from heartsuit.server.players_store import SqlPlayersStore
-from heartsuit.server.settings import sqlite_url
-from heartsuit.server.solitaire_protocol import CodeStats, OverallStats, StatsReply
-from heartsuit.server.solitaire_service import SolitaireService
-from heartsuit.server.solitaire_stats import recount
-from heartsuit.server.solitaire_store import SqlSolitaireStore, snapshots
+from heartsuit.server.core.settings import sqlite_url
+from heartsuit.server.players.service import PlayerService
+from heartsuit.server.players.store import SqlPlayersStore
+from heartsuit.server.solitaire.protocol import CodeStats, OverallStats, StatsReply
+from heartsuit.server.solitaire.service import SolitaireService
+from heartsuit.server.solitaire.stats import recount
+from heartsuit.server.solitaire.store import SqlSolitaireStore, snapshots
+from heartsuit.server.storage.db import Database
 from heartsuit.solitaire import Game
 from heartsuit.solitaire.codes import format_code
 

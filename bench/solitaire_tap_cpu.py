@@ -23,12 +23,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from heartsuit.server.db import Database
-from heartsuit.server.players import PlayerService
-from heartsuit.server.players_store import SqlPlayersStore
-from heartsuit.server.settings import sqlite_url
-from heartsuit.server.solitaire_service import Played, SolitaireService
-from heartsuit.server.solitaire_store import SqlSolitaireStore
+from heartsuit.server.core.settings import sqlite_url
+from heartsuit.server.players.service import PlayerService
+from heartsuit.server.players.store import SqlPlayersStore
+from heartsuit.server.solitaire.service import Played, SolitaireService
+from heartsuit.server.solitaire.store import SqlSolitaireStore
+from heartsuit.server.storage.db import Database
 
 
 async def one_run(path: Path, players: int, rounds: int, profile: str) -> tuple[float, int]:

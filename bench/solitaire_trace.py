@@ -39,7 +39,7 @@ _COUNT_HEAP: list[bool] = []
 
 
 def _install() -> None:
-    from heartsuit.server import db
+    from heartsuit.server.storage import db
 
     trying = set(filter(None, os.environ.get("HEARTSUIT_TRACE_TRY", "").split(",")))
     pages = next((t.split("=", 1)[1] for t in trying if t.startswith("autocheckpoint=")), "")

@@ -25,12 +25,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from heartsuit.server.db import Database
-from heartsuit.server.hearts_store import SqlTableStore
-from heartsuit.server.hearts_tables import LogEntry, SeatRecord, TableRecord
-from heartsuit.server.players_store import PlayerRecord, SqlPlayersStore
-from heartsuit.server.settings import sqlite_url
-from heartsuit.server.solitaire_store import GameRecord, MoveRecord, SqlSolitaireStore
+from heartsuit.server.core.settings import sqlite_url
+from heartsuit.server.hearts.live_table import LogEntry, SeatRecord, TableRecord
+from heartsuit.server.hearts.store import SqlTableStore
+from heartsuit.server.players.store import PlayerRecord, SqlPlayersStore
+from heartsuit.server.solitaire.store import GameRecord, MoveRecord, SqlSolitaireStore
+from heartsuit.server.storage.db import Database
 
 Result = tuple[float, float, float, float]
 

@@ -188,7 +188,7 @@ async def one_run(taps: int, players: int, seed: int, lang: bool = False) -> tup
     from uvicorn.server import ServerState
 
     from heartsuit.cli.serve_cmd import uvicorn_config
-    from heartsuit.server.settings import Settings, sqlite_url
+    from heartsuit.server.core.settings import Settings, sqlite_url
 
     with tempfile.TemporaryDirectory() as tmp:
         many = 1_000_000  # every client comes from one address: lift the limits, as the benches do
@@ -235,9 +235,9 @@ async def send_cost(sends: int, seed: int) -> float:
     from uvicorn.server import ServerState
 
     from heartsuit.cli.serve_cmd import uvicorn_config
-    from heartsuit.server import connection as connection_module
-    from heartsuit.server.protocol import Encoded
-    from heartsuit.server.settings import Settings, sqlite_url
+    from heartsuit.server.core import connection as connection_module
+    from heartsuit.server.core.protocol import Encoded
+    from heartsuit.server.core.settings import Settings, sqlite_url
 
     made: list[Any] = []
     original = connection_module.Connection.__init__

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from heartsuit.hearts.actions import Pass
-from heartsuit.server.hearts_tables import LiveTable, LogEntry, SeatRecord, TableRecord
-from heartsuit.server.hearts_view import apply_patch
+from heartsuit.server.hearts.frames import apply_patch
+from heartsuit.server.hearts.live_table import LiveTable, LogEntry, SeatRecord, TableRecord
 from tests.server_support import Peer
 
 #: a card as the protocol writes it ("QS", "10H")

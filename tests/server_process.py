@@ -3,7 +3,7 @@
 Not a test module itself. Limits that live below the app (request heads, slow requests,
 stalled WebSocket readers, shutdown) cannot be seen through Starlette's ``TestClient``; these
 helpers start :func:`heartsuit.cli.serve_cmd.serve` in a child process with chosen
-:class:`~heartsuit.server.settings.Settings` and talk to it over plain TCP.
+:class:`~heartsuit.server.core.settings.Settings` and talk to it over plain TCP.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from typing import Any
 SCRIPT = """
 import sys
 from heartsuit.cli.serve_cmd import serve
-from heartsuit.server.settings import Settings, sqlite_url
+from heartsuit.server.core.settings import Settings, sqlite_url
 serve(Settings(database_url=sqlite_url(sys.argv[1]), port=int(sys.argv[2]), **eval(sys.argv[3])))
 """
 

@@ -24,9 +24,9 @@ from sqlalchemy.ext.asyncio import create_async_engine
 from starlette.testclient import TestClient
 from starlette.testclient import WebSocketTestSession as Socket
 
-from heartsuit.server.app import create_app
-from heartsuit.server.settings import Settings, sqlite_url
-from heartsuit.server.transport import SEND_NOW
+from heartsuit.server.core.settings import Settings, sqlite_url
+from heartsuit.server.core.transport import SEND_NOW
+from heartsuit.server.site.app import create_app
 
 #: the origin of TestClient's requests and sockets, which /ws must accept
 TEST_ORIGINS = ("http://testserver",)
@@ -122,7 +122,7 @@ class Site:
 
 
 class SendNow:
-    """The :data:`~heartsuit.server.transport.SEND_NOW` extension uvicorn's protocol offers
+    """The :data:`~heartsuit.server.core.transport.SEND_NOW` extension uvicorn's protocol offers
     (``heartsuit serve``), for TestClient's sockets: a frame written at once goes into the same
     stream as the ASGI sends, so the client reads every frame in the order it was written.
     ``refuse``: it declines (as with a full outgoing buffer); ``written`` counts its frames."""

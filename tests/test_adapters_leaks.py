@@ -26,7 +26,7 @@ import pytest
 import heartsuit.adapters.openspiel  # noqa: F401  (registers the game)
 from heartsuit.adapters.openspiel import GAME_NAME, HeartsState
 from heartsuit.adapters.pettingzoo import env
-from heartsuit.adapters.table import NUM_CARDS, Encoding, Table, card_id
+from heartsuit.adapters.shared import NUM_CARDS, Encoding, Table, card_id
 from heartsuit.hearts.rules import PRESET_NAMES
 
 ONE_PACK = [p for p in PRESET_NAMES if p != "cancellation"]
@@ -35,7 +35,7 @@ CODE = re.compile(r"(?<![0-9A-Z])(?:10|[2-9JQKA])[CDHS](?![A-Z])")
 
 def card_columns(encoding: Encoding, size: int) -> Iterator[int]:
     """The start of every 52-wide card block of a vector of ``size`` (the layout documented in
-    :class:`~heartsuit.adapters.table.Encoding`)."""
+    :class:`~heartsuit.adapters.shared.Encoding`)."""
     n = encoding.players
     base = n + 4 + 3
     yield from (base + k * NUM_CARDS for k in range(4))  # hand, passed, received, played
@@ -72,7 +72,7 @@ def check_vector(vector: Any, encoding: Encoding, hidden: set[int]) -> None:
 
 
 def check_text(text: str, hidden: set[int]) -> None:
-    from heartsuit.adapters.table import CARDS
+    from heartsuit.adapters.shared import CARDS
 
     named = set(CODE.findall(text))
     assert not named & {CARDS[a].code for a in hidden}

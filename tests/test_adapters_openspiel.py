@@ -12,7 +12,7 @@ import pytest
 
 import heartsuit.adapters.openspiel  # noqa: F401  (registers the game)
 from heartsuit.adapters.openspiel import GAME_NAME, HeartsState
-from heartsuit.adapters.table import CARDS, card_id
+from heartsuit.adapters.shared import CARDS, card_id
 from heartsuit.hearts.rules import PRESET_NAMES
 from tests.adapters_support import ismcts, mcts
 

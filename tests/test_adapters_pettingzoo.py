@@ -10,7 +10,7 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 from heartsuit.adapters.pettingzoo import HeartsEnv, env
-from heartsuit.adapters.table import card_id
+from heartsuit.adapters.shared import card_id
 from heartsuit.hearts import Hand, Match, Rules
 from heartsuit.hearts.rules import PRESET_NAMES
 

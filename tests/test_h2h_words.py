@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from heartsuit import i18n
-from heartsuit.server.pages import TEMPLATE_DIR
+from heartsuit.server.site.pages import TEMPLATE_DIR
 
 
 def test_undo_is_urungkan_and_cancel_stays_batal() -> None:

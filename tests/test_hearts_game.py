@@ -7,7 +7,7 @@ import pytest
 
 from heartsuit.cards import Card
 from heartsuit.hearts import DealError, Hand, IllegalMove, Moon, PassDirection, Play, Reason, Rules
-from heartsuit.hearts.table import bot_action, make_computer
+from heartsuit.hearts.driver import bot_action, make_computer
 from tests.hearts_helpers import cards, filled_deal, lowest, play_out, run
 
 C = Card.parse

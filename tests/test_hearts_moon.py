@@ -10,8 +10,8 @@ import pytest
 from heartsuit.cards import Card
 from heartsuit.hearts import IllegalMove, Match, Moon, Play, Reason, Rules
 from heartsuit.hearts.actions import action_from_dict
+from heartsuit.hearts.driver import SeatPlayer, advance
 from heartsuit.hearts.game import Hand
-from heartsuit.hearts.table import SeatPlayer, advance
 
 #: with the play of :func:`play_to_moon`, seat 3 takes every penalty card of hand 0 of seed 130
 SEED, SHOOTER = 130, 3

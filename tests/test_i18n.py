@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from heartsuit import i18n
-from heartsuit.server import pages
+from heartsuit.server.site import pages
 
 TEMPLATE_DIR = pages.TEMPLATE_DIR
 JS_DIR = pages.STATIC_DIR / "js"

@@ -42,7 +42,7 @@ def test_every_page_describes_itself_for_a_shared_link(site: Site, path: str, la
     assert meta["og:url"] == f"http://testserver{path}"
     assert meta["og:image"].startswith("http://testserver/static/icons/")
     assert meta["og:locale"] == ("id_ID" if lang == "id" else "en_US")
-    # at its versioned address (server/assets.py), like every static file
+    # at its versioned address (server/core/assets.py), like every static file
     assert '<link rel="manifest" href="/static/manifest.' in page
 
 

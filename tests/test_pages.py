@@ -12,7 +12,7 @@ from starlette.routing import Route
 from starlette.testclient import TestClient
 
 from heartsuit import i18n
-from heartsuit.server import pages
+from heartsuit.server.site import pages
 from heartsuit.solitaire.layout import ROW, X2
 
 PAGES = {

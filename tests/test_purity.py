@@ -41,7 +41,7 @@ def test_the_purity_check_sees_the_cores() -> None:
 def test_the_table_driver_is_pure_and_reproducible() -> None:
     # the driver runs computer turns for the site; the server decides when, it decides what,
     # so it reads no clock, starts no thread and never uses Python's own random (DESIGN.md, 4)
-    table = SRC / "hearts" / "table.py"
+    table = SRC / "hearts" / "driver.py"
     assert table in PURE_FILES
     clocks_and_chance = {"time", "datetime", "threading", "random", "secrets"}
     assert not imported_modules(table) & (FORBIDDEN | clocks_and_chance)
@@ -51,7 +51,7 @@ def test_only_the_arena_and_the_cli_show_progress_bars() -> None:
     # tqdm draws on a terminal: the arena (bots/) and the command line may use it, the rules
     # core may not, nor may it reach the arena (which would bring tqdm along)
     core = [p for p in PURE_FILES if "bots" not in p.relative_to(SRC).parts]
-    assert SRC / "hearts" / "game.py" in core and SRC / "hearts" / "table.py" in core
+    assert SRC / "hearts" / "game.py" in core and SRC / "hearts" / "driver.py" in core
     for path in core:
         names = imported_modules(path)
         assert not {n for n in names if n == "tqdm" or n.startswith("tqdm.")}, path.name
@@ -81,8 +81,8 @@ def test_only_the_adapters_import_their_libraries() -> None:
     # of the adapters, only the OpenSpiel and PettingZoo modules themselves need them
     adapters = SRC / "adapters"
     outside = [p for p in SRC.rglob("*.py") if adapters not in p.parents]
-    assert SRC / "cli" / "__init__.py" in outside and SRC / "server" / "app.py" in outside
-    for path in [*outside, adapters / "__init__.py", adapters / "table.py"]:
+    assert SRC / "cli" / "__init__.py" in outside and SRC / "server" / "site" / "app.py" in outside
+    for path in [*outside, adapters / "__init__.py", adapters / "shared.py"]:
         assert not _imports_any(path, ADAPTER_LIBRARIES), path.relative_to(SRC)
     users = {p.name for p in adapters.glob("*.py") if _imports_any(p, ADAPTER_LIBRARIES)}
     assert users == {"openspiel.py", "pettingzoo.py"}
@@ -93,8 +93,8 @@ def test_importing_the_library_loads_no_adapter_library() -> None:
     import sys
 
     code = (
-        "import sys, heartsuit.hearts, heartsuit.solitaire, heartsuit.cli, heartsuit.server.app, "
-        "heartsuit.adapters.table; "
+        "import sys, heartsuit.hearts, heartsuit.solitaire, heartsuit.cli, "
+        "heartsuit.server.site.app, heartsuit.adapters.shared; "
         f"print(sorted(m for m in {sorted(ADAPTER_LIBRARIES)!r} if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,

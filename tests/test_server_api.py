@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from heartsuit.cli import build_parser, serve_cmd
-from heartsuit.server import examples
-from heartsuit.server.settings import DEFAULT_DB_FILE, Settings, SettingsError, sqlite_url
+from heartsuit.server.core.settings import DEFAULT_DB_FILE, Settings, SettingsError, sqlite_url
+from heartsuit.server.solitaire import examples
 from heartsuit.solitaire import Game, solve
 from heartsuit.solitaire.codes import deal_for_code
 from heartsuit.solitaire.layout import TIP

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 import pytest
 
-from heartsuit.server.bus import LocalBus, Notice, NoticeError, notice, notice_kinds
-from heartsuit.server.hearts_service import TableChanged
-from heartsuit.server.players import PlayerChanged
-from heartsuit.server.solitaire_service import GameChanged
+from heartsuit.server.core.bus import LocalBus, Notice, NoticeError, notice, notice_kinds
+from heartsuit.server.hearts.service import TableChanged
+from heartsuit.server.players.service import PlayerChanged
+from heartsuit.server.solitaire.service import GameChanged
 
 
 @notice("test.counted")

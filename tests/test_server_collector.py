@@ -1,4 +1,4 @@
-"""The garbage collector's serving policy (``heartsuit/server/collector.py``): when a sweep is
+"""The garbage collector's serving policy (``heartsuit/server/core/collector.py``): when a sweep is
 due, how its clock adapts, and that the sweeper's thread does free cyclic garbage that young
 collections left alone."""
 
@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from heartsuit.server.collector import NEVER, THRESHOLDS, Sweeper, SweepSchedule
+from heartsuit.server.core.collector import NEVER, THRESHOLDS, Sweeper, SweepSchedule
 
 
 def schedule(**kw: float) -> SweepSchedule:

@@ -17,17 +17,17 @@ from starlette.routing import WebSocketRoute
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocket
 
-from heartsuit.server.bus import LocalBus, Notice, notice
-from heartsuit.server.connection import client_parser, serve_socket
-from heartsuit.server.db import Database
-from heartsuit.server.players import Player, PlayerService
-from heartsuit.server.players_store import SqlPlayersStore
-from heartsuit.server.protocol import ClientMessage, Reply
-from heartsuit.server.service import Context, GameService
-from heartsuit.server.settings import sqlite_url
-from heartsuit.server.solitaire_endpoint import SolitaireEndpoint
-from heartsuit.server.solitaire_service import SolitaireService
-from heartsuit.server.solitaire_store import SqlSolitaireStore
+from heartsuit.server.core.bus import LocalBus, Notice, notice
+from heartsuit.server.core.connection import client_parser, serve_socket
+from heartsuit.server.core.game_service import Context, GameService
+from heartsuit.server.core.protocol import ClientMessage, Reply
+from heartsuit.server.core.settings import sqlite_url
+from heartsuit.server.players.service import Player, PlayerService
+from heartsuit.server.players.store import SqlPlayersStore
+from heartsuit.server.solitaire.endpoint import SolitaireEndpoint
+from heartsuit.server.solitaire.service import SolitaireService
+from heartsuit.server.solitaire.store import SqlSolitaireStore
+from heartsuit.server.storage.db import Database
 from tests.server_support import FakeClock, Peer
 
 

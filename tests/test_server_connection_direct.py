@@ -24,14 +24,14 @@ from starlette.routing import WebSocketRoute
 from starlette.testclient import TestClient
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from heartsuit.server.bus import LocalBus, Notice, notice
-from heartsuit.server.connection import serve_socket
-from heartsuit.server.db import Database
-from heartsuit.server.players import Player, PlayerService
-from heartsuit.server.players_store import SqlPlayersStore
-from heartsuit.server.protocol import ClientMessage, Reply
-from heartsuit.server.service import Context, GameService
-from heartsuit.server.settings import sqlite_url
+from heartsuit.server.core.bus import LocalBus, Notice, notice
+from heartsuit.server.core.connection import serve_socket
+from heartsuit.server.core.game_service import Context, GameService
+from heartsuit.server.core.protocol import ClientMessage, Reply
+from heartsuit.server.core.settings import sqlite_url
+from heartsuit.server.players.service import Player, PlayerService
+from heartsuit.server.players.store import SqlPlayersStore
+from heartsuit.server.storage.db import Database
 from tests.server_support import FakeClock, Peer, SendNow
 
 

@@ -10,14 +10,14 @@ from pathlib import Path
 from hypothesis import given
 from hypothesis import strategies as st
 
-from heartsuit.server.db import Database
-from heartsuit.server.examples import deal_is_winnable
-from heartsuit.server.players import PlayerService
-from heartsuit.server.players_store import SqlPlayersStore
-from heartsuit.server.settings import sqlite_url
-from heartsuit.server.solitaire_daily import ATTEMPTS, candidate, daily_code, date_of, day_of
-from heartsuit.server.solitaire_service import SolitaireService
-from heartsuit.server.solitaire_store import SqlSolitaireStore
+from heartsuit.server.core.settings import sqlite_url
+from heartsuit.server.players.service import PlayerService
+from heartsuit.server.players.store import SqlPlayersStore
+from heartsuit.server.solitaire.daily import ATTEMPTS, candidate, daily_code, date_of, day_of
+from heartsuit.server.solitaire.examples import deal_is_winnable
+from heartsuit.server.solitaire.service import SolitaireService
+from heartsuit.server.solitaire.store import SqlSolitaireStore
+from heartsuit.server.storage.db import Database
 from heartsuit.solitaire.codes import deal_for_code, normalize_code
 from heartsuit.solitaire.solver import solve
 from tests.server_support import START_MS, FakeClock, running_site

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 from starlette.testclient import TestClient
 
-from heartsuit.server.app import create_app
-from heartsuit.server.examples import winning_moves
-from heartsuit.server.settings import Settings, sqlite_url
-from heartsuit.server.solitaire_service import SolitaireService
+from heartsuit.server.core.settings import Settings, sqlite_url
+from heartsuit.server.site.app import create_app
+from heartsuit.server.solitaire.examples import winning_moves
+from heartsuit.server.solitaire.service import SolitaireService
 from heartsuit.solitaire import Game
 from heartsuit.solitaire.codes import deal_for_code
 from heartsuit.solitaire.layout import TIP

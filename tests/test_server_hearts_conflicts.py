@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from heartsuit.server.hearts_service import CONFLICT_ATTEMPTS, HeartsService
-from heartsuit.server.hearts_store import EntryConflict
-from heartsuit.server.hearts_tables import LiveTable, LogEntry, SeatRecord, TableRecord
+from heartsuit.server.hearts.live_table import LiveTable, LogEntry, SeatRecord, TableRecord
+from heartsuit.server.hearts.service import CONFLICT_ATTEMPTS, HeartsService
+from heartsuit.server.hearts.store import EntryConflict
 from tests.hearts_support import Seat, table_log
 from tests.server_support import Site, running_site
 

@@ -16,10 +16,10 @@ import pytest
 
 from heartsuit.cards import Card
 from heartsuit.hearts import Rules
-from heartsuit.hearts.table import computer_action
-from heartsuit.server.hearts_tables import LiveTable, LogEntry, SeatRecord, TableRecord
-from heartsuit.server.hearts_view import PATCHED_FIELDS, StateFrames, apply_patch, table_state
-from heartsuit.server.protocol import encode
+from heartsuit.hearts.driver import computer_action
+from heartsuit.server.core.protocol import encode
+from heartsuit.server.hearts.frames import PATCHED_FIELDS, StateFrames, apply_patch, table_state
+from heartsuit.server.hearts.live_table import LiveTable, LogEntry, SeatRecord, TableRecord
 
 PRESETS: list[tuple[str, dict[str, Any]]] = [
     ("standard", {}),

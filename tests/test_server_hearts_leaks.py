@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from heartsuit.server import hearts_view
+from heartsuit.server.hearts import frames as hearts_view
 from tests.hearts_support import Seat, check_no_leaks, play_until_over
 from tests.server_support import SendNow, Site, running_site
 

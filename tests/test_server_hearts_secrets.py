@@ -32,8 +32,8 @@ from heartsuit.hearts.codes import (
     secret_seed,
 )
 from heartsuit.hearts.deal import deal_cards, deal_seed
-from heartsuit.server import hearts_view
-from heartsuit.server.hearts_tables import LiveTable
+from heartsuit.server.hearts import frames as hearts_view
+from heartsuit.server.hearts.live_table import LiveTable
 from tests.hearts_support import Seat, play_until_over, table_log
 from tests.server_support import Site, running_site
 

@@ -26,15 +26,15 @@ import pytest
 from heartsuit.cards import Card
 from heartsuit.hearts import Rules
 from heartsuit.hearts.actions import Pass
-from heartsuit.hearts.table import computer_action
-from heartsuit.server.bus import LocalBus
-from heartsuit.server.db import Database
-from heartsuit.server.hearts_protocol import HeartsCreate, HeartsError, TableOptions
-from heartsuit.server.hearts_service import HeartsService
-from heartsuit.server.hearts_store import SqlTableStore
-from heartsuit.server.hearts_tables import LiveTable, LogEntry, SeatRecord, TableRecord
-from heartsuit.server.hearts_view import illegal_reasons
-from heartsuit.server.settings import sqlite_url
+from heartsuit.hearts.driver import computer_action
+from heartsuit.server.core.bus import LocalBus
+from heartsuit.server.core.settings import sqlite_url
+from heartsuit.server.hearts.frames import illegal_reasons
+from heartsuit.server.hearts.live_table import LiveTable, LogEntry, SeatRecord, TableRecord
+from heartsuit.server.hearts.protocol import HeartsCreate, HeartsError, TableOptions
+from heartsuit.server.hearts.service import HeartsService
+from heartsuit.server.hearts.store import SqlTableStore
+from heartsuit.server.storage.db import Database
 
 
 @asynccontextmanager

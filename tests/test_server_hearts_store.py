@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 
 from heartsuit.hearts import Rules
-from heartsuit.hearts.table import computer_action
-from heartsuit.server.db import Database
-from heartsuit.server.hearts_store import SqlTableStore
-from heartsuit.server.hearts_tables import LiveTable, LogEntry, SeatRecord, TableRecord
-from heartsuit.server.settings import sqlite_url
+from heartsuit.hearts.driver import computer_action
+from heartsuit.server.core.settings import sqlite_url
+from heartsuit.server.hearts.live_table import LiveTable, LogEntry, SeatRecord, TableRecord
+from heartsuit.server.hearts.store import SqlTableStore
+from heartsuit.server.storage.db import Database
 from tests.server_support import scratch_database
 
 POSTGRES_URL = os.environ.get("HEARTSUIT_TEST_POSTGRES", "")

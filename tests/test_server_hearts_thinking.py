@@ -1,4 +1,4 @@
-"""The computer players' pool of worker processes (server/hearts_thinking.py).
+"""The computer players' pool of worker processes (server/hearts/thinking_pool.py).
 
 - The pool makes the choice the serving process makes: the same function, the same seed, over
   positions of every preset and the levels that think in a worker.
@@ -11,7 +11,7 @@
 - The setting: one worker per core for ``heartsuit serve``, ``HEARTSUIT_HEARTS_THINKERS``, 0.
 
 The workers run functions of this module (``think=``): a worker imports it by name, as it does
-:func:`heartsuit.hearts.table.decide`.
+:func:`heartsuit.hearts.driver.decide`.
 """
 
 from __future__ import annotations
@@ -32,15 +32,15 @@ import pytest
 from heartsuit.cards import Card
 from heartsuit.hearts import Match, Rules, SeatView
 from heartsuit.hearts.actions import Action, Pass
-from heartsuit.hearts.table import SeatPlayer, advance, computer_seed, decide
-from heartsuit.server.app import create_app
-from heartsuit.server.bus import LocalBus
-from heartsuit.server.db import Database
-from heartsuit.server.hearts_protocol import HeartsCreate, SeatChoice
-from heartsuit.server.hearts_service import HeartsService
-from heartsuit.server.hearts_store import SqlTableStore
-from heartsuit.server.hearts_thinking import IN_PROCESS_LEVELS, ThinkingPool
-from heartsuit.server.settings import Settings, SettingsError, sqlite_url
+from heartsuit.hearts.driver import SeatPlayer, advance, computer_seed, decide
+from heartsuit.server.core.bus import LocalBus
+from heartsuit.server.core.settings import Settings, SettingsError, sqlite_url
+from heartsuit.server.hearts.protocol import HeartsCreate, SeatChoice
+from heartsuit.server.hearts.service import HeartsService
+from heartsuit.server.hearts.store import SqlTableStore
+from heartsuit.server.hearts.thinking_pool import IN_PROCESS_LEVELS, ThinkingPool
+from heartsuit.server.site.app import create_app
+from heartsuit.server.storage.db import Database
 
 # --- what the workers run ----------------------------------------------------------------------
 

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from heartsuit.server.hearts_session import HeartsSession
-from heartsuit.server.hearts_view import PATCHED_FIELDS
+from heartsuit.server.hearts.endpoint import HeartsSession
+from heartsuit.server.hearts.frames import PATCHED_FIELDS
 from tests.hearts_support import Seat, play_until_over, table_log
 from tests.server_support import SendNow, Site, running_site
 
@@ -530,7 +530,7 @@ def test_the_shooter_chooses_how_the_moon_scores_and_everyone_sees_it(
     site: Site, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from heartsuit.cards import Card
-    from heartsuit.server import hearts_setup
+    from heartsuit.server.hearts import new_table as hearts_setup
     from tests.test_hearts_moon import SEED, SHOOTER
 
     # a table of people takes no code (its seed is a secret): the scripted deal is given here

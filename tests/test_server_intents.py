@@ -21,13 +21,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from heartsuit.server.db import Database
-from heartsuit.server.players import PlayerService
-from heartsuit.server.players_store import SqlPlayersStore
-from heartsuit.server.protocol import ProtocolError
-from heartsuit.server.settings import sqlite_url
-from heartsuit.server.solitaire_service import SolitaireService, Stale
-from heartsuit.server.solitaire_store import SqlSolitaireStore
+from heartsuit.server.core.protocol import ProtocolError
+from heartsuit.server.core.settings import sqlite_url
+from heartsuit.server.players.service import PlayerService
+from heartsuit.server.players.store import SqlPlayersStore
+from heartsuit.server.solitaire.service import SolitaireService, Stale
+from heartsuit.server.solitaire.store import SqlSolitaireStore
+from heartsuit.server.storage.db import Database
 from heartsuit.solitaire import Game
 from tests.server_support import FakeClock, Peer, Site, logged_actions, running_site, site_rows
 

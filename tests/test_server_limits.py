@@ -1,4 +1,4 @@
-"""What one client may take of the site (``server/limits.py``), who may open ``/ws``, the
+"""What one client may take of the site (``server/core/limits.py``), who may open ``/ws``, the
 security headers, and the player id kept out of URLs.
 
 Each limit is reached with the real app, refused with its own error code, and leaves other
@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from starlette.websockets import WebSocketDisconnect
 
-from heartsuit.server.headers import HEADERS
-from heartsuit.server.settings import Settings, allowed_hosts, allowed_origins
+from heartsuit.server.core.headers import HEADERS
+from heartsuit.server.core.settings import Settings, allowed_hosts, allowed_origins
 from tests.server_support import Site, running_site, site_rows
 
 CODE = "HH1-N-AAAAAAM"
@@ -133,7 +133,7 @@ def test_serve_help_names_every_limit_with_its_variable_and_default(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     from heartsuit.cli import main
-    from heartsuit.server.settings import LIMIT_ENV
+    from heartsuit.server.core.settings import LIMIT_ENV
 
     with pytest.raises(SystemExit):
         main(["serve", "--help"])
@@ -145,7 +145,7 @@ def test_serve_help_names_every_limit_with_its_variable_and_default(
 
 
 def test_every_limit_must_be_at_least_one() -> None:
-    from heartsuit.server.settings import SettingsError
+    from heartsuit.server.core.settings import SettingsError
 
     with pytest.raises(SettingsError, match="at least 1"):
         Settings(address_share=0)

@@ -42,14 +42,14 @@ from sqlalchemy.ext.asyncio import create_async_engine
 from starlette.testclient import TestClient
 
 import heartsuit.server
-from heartsuit.server import db as db_module
-from heartsuit.server import migrations
-from heartsuit.server.app import create_app
-from heartsuit.server.db import Database
-from heartsuit.server.migrations import MigrationError
-from heartsuit.server.settings import Settings, sqlite_url
-from heartsuit.server.solitaire_stats import recount
-from heartsuit.server.solitaire_view import game_view
+from heartsuit.server.core.settings import Settings, sqlite_url
+from heartsuit.server.site.app import create_app
+from heartsuit.server.solitaire.frames import game_view
+from heartsuit.server.solitaire.stats import recount
+from heartsuit.server.storage import db as db_module
+from heartsuit.server.storage import migrations
+from heartsuit.server.storage.db import Database
+from heartsuit.server.storage.migrations import MigrationError
 from heartsuit.solitaire import Game, Target
 from tests.server_support import (
     START_MS,
@@ -155,10 +155,12 @@ def open_and_close(url: str) -> None:
 
 
 def every_store_table() -> MetaData:
-    """The tables every ``*_store`` module declares (a new store module is found by itself)."""
-    for module in pkgutil.iter_modules(heartsuit.server.__path__):
-        if module.name.endswith("_store"):
-            importlib.import_module(f"heartsuit.server.{module.name}")
+    """The tables every store module (``store`` or ``*_store`` in any package of the server)
+    declares (a new store module is found by itself)."""
+    for module in pkgutil.walk_packages(heartsuit.server.__path__, "heartsuit.server."):
+        name = module.name.rsplit(".", 1)[-1]
+        if name == "store" or name.endswith("_store"):
+            importlib.import_module(module.name)
     return db_module.metadata
 
 

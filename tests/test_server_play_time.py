@@ -16,12 +16,12 @@ from typing import Any
 
 import pytest
 
-from heartsuit.server.db import Database
-from heartsuit.server.players import PlayerService
-from heartsuit.server.players_store import SqlPlayersStore
-from heartsuit.server.settings import sqlite_url
-from heartsuit.server.solitaire_service import SolitaireService
-from heartsuit.server.solitaire_store import GameRecord, GameStatus, SqlSolitaireStore
+from heartsuit.server.core.settings import sqlite_url
+from heartsuit.server.players.service import PlayerService
+from heartsuit.server.players.store import SqlPlayersStore
+from heartsuit.server.solitaire.service import SolitaireService
+from heartsuit.server.solitaire.store import GameRecord, GameStatus, SqlSolitaireStore
+from heartsuit.server.storage.db import Database
 from heartsuit.solitaire import Game
 from heartsuit.solitaire.codes import deal_for_code
 from heartsuit.solitaire.solver import solve

@@ -30,11 +30,11 @@ from typing import Any
 import anyio
 import pytest
 
-from heartsuit.hearts.table import computer_action
-from heartsuit.server.hearts_service import HeartsService, TableChanged, table_channel
-from heartsuit.server.hearts_tables import LiveTable, LogEntry
-from heartsuit.server.redis_bus import PREFIX
-from heartsuit.server.settings import sqlite_url
+from heartsuit.hearts.driver import computer_action
+from heartsuit.server.core.redis_bus import PREFIX
+from heartsuit.server.core.settings import sqlite_url
+from heartsuit.server.hearts.live_table import LiveTable, LogEntry
+from heartsuit.server.hearts.service import HeartsService, TableChanged, table_channel
 from tests.hearts_support import Seat, play_until_over
 from tests.server_process import free_port
 from tests.server_support import Peer, Site, running_site, scratch_database

@@ -9,9 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from heartsuit.server import messages
-from heartsuit.server.hearts_store import _data_text
-from heartsuit.server.protocol import (
+from heartsuit.server.core import messages
+from heartsuit.server.core.protocol import (
     COMMON_MESSAGES,
     ErrorCode,
     ErrorReply,
@@ -24,7 +23,8 @@ from heartsuit.server.protocol import (
     json_text,
     request_id,
 )
-from heartsuit.server.solitaire_protocol import (
+from heartsuit.server.hearts.store import _data_text
+from heartsuit.server.solitaire.protocol import (
     MESSAGES,
     SettingsUpdate,
     SolitaireNew,

@@ -22,12 +22,12 @@ from pathlib import Path
 
 import pytest
 
-from heartsuit.server.bus import Notice, notice_kinds
-from heartsuit.server.hearts_service import TableChanged
-from heartsuit.server.players import PlayerChanged
-from heartsuit.server.redis_bus import PREFIX, RedisBus, RedisBusError
-from heartsuit.server.settings import Settings, SettingsError
-from heartsuit.server.solitaire_service import GameChanged
+from heartsuit.server.core.bus import Notice, notice_kinds
+from heartsuit.server.core.redis_bus import PREFIX, RedisBus, RedisBusError
+from heartsuit.server.core.settings import Settings, SettingsError
+from heartsuit.server.hearts.service import TableChanged
+from heartsuit.server.players.service import PlayerChanged
+from heartsuit.server.solitaire.service import GameChanged
 
 REDIS_URL = os.environ.get("HEARTSUIT_TEST_REDIS", "")
 needs_redis = pytest.mark.skipif(not REDIS_URL, reason="set HEARTSUIT_TEST_REDIS to a redis URL")

@@ -14,20 +14,20 @@ from hypothesis import strategies as st
 from sqlalchemy import update
 from starlette.testclient import TestClient
 
-from heartsuit.server.app import create_app
-from heartsuit.server.db import Database
-from heartsuit.server.players import PlayerService
-from heartsuit.server.players_store import SqlPlayersStore
-from heartsuit.server.protocol import ProtocolError
-from heartsuit.server.settings import Settings, sqlite_url
-from heartsuit.server.solitaire_service import SolitaireService, _action_value
-from heartsuit.server.solitaire_store import (
+from heartsuit.server.core.protocol import ProtocolError
+from heartsuit.server.core.settings import Settings, sqlite_url
+from heartsuit.server.players.service import PlayerService
+from heartsuit.server.players.store import SqlPlayersStore
+from heartsuit.server.site.app import create_app
+from heartsuit.server.solitaire.service import SolitaireService, _action_value
+from heartsuit.server.solitaire.store import (
     GameRecord,
     MoveRecord,
     SqlSolitaireStore,
     Tally,
     snapshots,
 )
+from heartsuit.server.storage.db import Database
 from heartsuit.solitaire import Game
 from tests.server_support import TEST_ORIGINS, FakeClock, Peer, comparable, logged_actions
 

@@ -18,9 +18,9 @@ from contextlib import ExitStack, closing
 from pathlib import Path
 from typing import Any
 
-from heartsuit.server.db import StoreError
-from heartsuit.server.hearts_service import HeartsService
-from heartsuit.server.solitaire_service import Played, SolitaireService
+from heartsuit.server.hearts.service import HeartsService
+from heartsuit.server.solitaire.service import Played, SolitaireService
+from heartsuit.server.storage.db import StoreError
 from tests.server_process import server_process
 from tests.server_support import Site, running_site
 

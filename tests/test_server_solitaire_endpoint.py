@@ -5,17 +5,17 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from heartsuit.server import messages
-from heartsuit.server.db import Database
-from heartsuit.server.players import Player, PlayerChanged, PlayerService
-from heartsuit.server.players_store import SqlPlayersStore
-from heartsuit.server.protocol import Encoded, Reply, encode
-from heartsuit.server.service import NoticeNow, OnNotice
-from heartsuit.server.settings import sqlite_url
-from heartsuit.server.solitaire_endpoint import SolitaireEndpoint
-from heartsuit.server.solitaire_protocol import PlayerSettings, SettingsUpdate, SolitaireNew
-from heartsuit.server.solitaire_service import GAME, SolitaireService
-from heartsuit.server.solitaire_store import SqlSolitaireStore
+from heartsuit.server.core import messages
+from heartsuit.server.core.game_service import NoticeNow, OnNotice
+from heartsuit.server.core.protocol import Encoded, Reply, encode
+from heartsuit.server.core.settings import sqlite_url
+from heartsuit.server.players.service import Player, PlayerChanged, PlayerService
+from heartsuit.server.players.store import SqlPlayersStore
+from heartsuit.server.solitaire.endpoint import SolitaireEndpoint
+from heartsuit.server.solitaire.protocol import PlayerSettings, SettingsUpdate, SolitaireNew
+from heartsuit.server.solitaire.service import GAME, SolitaireService
+from heartsuit.server.solitaire.store import SqlSolitaireStore
+from heartsuit.server.storage.db import Database
 
 
 class Tab:

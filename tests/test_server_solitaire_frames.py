@@ -1,5 +1,5 @@
 """The frames of Heart to Heart's states, written from a view's parts without building its
-pydantic model (for speed), are exactly the text :func:`heartsuit.server.protocol.encode`
+pydantic model (for speed), are exactly the text :func:`heartsuit.server.core.protocol.encode`
 writes for the model, for every state of a game played to its end (and for a ``stale``
 refusal, an undo, a dead end, placement help off, and events with a message in both
 languages)."""
@@ -9,10 +9,9 @@ from __future__ import annotations
 import hashlib
 import json
 
-from heartsuit.server import messages
-from heartsuit.server.protocol import Encoded, encode
-from heartsuit.server.solitaire_protocol import Event, SolitaireStale, SolitaireState
-from heartsuit.server.solitaire_view import (
+from heartsuit.server.core import messages
+from heartsuit.server.core.protocol import Encoded, encode
+from heartsuit.server.solitaire.frames import (
     ViewParts,
     game_view,
     plain_event,
@@ -21,6 +20,7 @@ from heartsuit.server.solitaire_view import (
     tap_event,
     view_parts,
 )
+from heartsuit.server.solitaire.protocol import Event, SolitaireStale, SolitaireState
 from heartsuit.solitaire import Game, Outcome
 from heartsuit.solitaire.taps import check_target
 from tests.test_server_games import flat_win

@@ -12,14 +12,13 @@ from hypothesis import strategies as st
 from sqlalchemy import event as sa_event
 from sqlalchemy import text
 
-from heartsuit.server.db import Database
-from heartsuit.server.players import PlayerService
-from heartsuit.server.players_store import SqlPlayersStore
-from heartsuit.server.protocol import ErrorCode, ProtocolError
-from heartsuit.server.settings import sqlite_url
-from heartsuit.server.solitaire_service import SolitaireService
-from heartsuit.server.solitaire_stats import close_game, recount, tally, under_way
-from heartsuit.server.solitaire_store import (
+from heartsuit.server.core.protocol import ErrorCode, ProtocolError
+from heartsuit.server.core.settings import sqlite_url
+from heartsuit.server.players.service import PlayerService
+from heartsuit.server.players.store import SqlPlayersStore
+from heartsuit.server.solitaire.service import SolitaireService
+from heartsuit.server.solitaire.stats import close_game, recount, tally, under_way
+from heartsuit.server.solitaire.store import (
     GameRecord,
     GameStatus,
     MoveRecord,
@@ -28,6 +27,7 @@ from heartsuit.server.solitaire_store import (
     Tally,
     TallyKind,
 )
+from heartsuit.server.storage.db import Database
 from tests.server_support import FakeClock
 from tests.test_server_games import flat_win
 from tests.test_server_lifecycle import greedy_to_dead_end

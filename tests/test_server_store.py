@@ -17,10 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from heartsuit.server.db import Database, MoveConflict, StoreError
-from heartsuit.server.players_store import PlayerRecord, PlayersStore, SqlPlayersStore
-from heartsuit.server.settings import sqlite_url
-from heartsuit.server.solitaire_store import (
+from heartsuit.server.core.settings import sqlite_url
+from heartsuit.server.players.store import PlayerRecord, PlayersStore, SqlPlayersStore
+from heartsuit.server.solitaire.store import (
     CodeTotals,
     DealAnalysis,
     GameRecord,
@@ -32,6 +31,7 @@ from heartsuit.server.solitaire_store import (
     Tally,
     TallyKind,
 )
+from heartsuit.server.storage.db import Database, MoveConflict, StoreError
 
 
 @dataclass(frozen=True)
@@ -218,8 +218,8 @@ def test_postgres_site_continues_a_game_after_a_restart() -> None:
     pytest.importorskip("asyncpg")
     from starlette.testclient import TestClient
 
-    from heartsuit.server.app import create_app
-    from heartsuit.server.settings import Settings
+    from heartsuit.server.core.settings import Settings
+    from heartsuit.server.site.app import create_app
     from tests.server_support import TEST_ORIGINS, Peer, comparable
 
     def site() -> TestClient:

@@ -1,5 +1,5 @@
 """Limits below the app, on the real server process: request heads, slow requests, stalled
-WebSocket readers and shutdown (``server/transport.py`` and ``cli/serve_cmd.py``).
+WebSocket readers and shutdown (``server/core/transport.py`` and ``cli/serve_cmd.py``).
 
 Each check is one that an unprotected server fails: it answers a 1 MiB header, keeps a
 trickling request open, keeps a reader that stopped reading, and never stops while one is
@@ -133,8 +133,8 @@ def test_serve_freezes_what_start_up_made_and_takes_the_bench_options(tmp_path: 
     import gc
 
     from heartsuit.cli.serve_cmd import GIL_SWITCH_S, settle_process, uvicorn_config
-    from heartsuit.server.collector import THRESHOLDS
-    from heartsuit.server.settings import Settings, sqlite_url
+    from heartsuit.server.core.collector import THRESHOLDS
+    from heartsuit.server.core.settings import Settings, sqlite_url
 
     settings = Settings(database_url=sqlite_url(str(tmp_path / "x.sqlite3")))
     plain = uvicorn_config(settings)
@@ -196,7 +196,7 @@ def test_frames_that_are_not_utf8_are_closed_with_a_short_line_a_minute(tmp_path
 
 
 def test_the_mistake_log_writes_a_line_a_minute_per_address_and_forgets() -> None:
-    from heartsuit.server.transport import MistakeLog
+    from heartsuit.server.core.transport import MistakeLog
 
     now = [0.0]
     written: list[str] = []

@@ -1,8 +1,8 @@
-"""The WebSocket protocol's own frame path (``server/transport.py``), in process: uvicorn's
+"""The WebSocket protocol's own frame path (``server/core/transport.py``), in process: uvicorn's
 protocol class as ``heartsuit serve`` configures it, on a fake transport, with ``websockets``'
 sans-I/O client on the other end.
 
-- ``send_now`` (the :data:`~heartsuit.server.transport.SEND_NOW` extension) writes a text frame
+- ``send_now`` (the :data:`~heartsuit.server.core.transport.SEND_NOW` extension) writes a text frame
   at once while the socket is open and its buffer has room, and otherwise does nothing and
   says so, so that the app falls back to the ASGI ``send`` (which waits, or fails);
 - keepalive pings go only to a peer that has been silent for the ping interval, and a silent
@@ -24,7 +24,7 @@ from websockets.extensions.permessage_deflate import ClientPerMessageDeflateFact
 from websockets.frames import Frame, Opcode
 from websockets.uri import parse_uri
 
-from heartsuit.server.transport import (
+from heartsuit.server.core.transport import (
     COMPRESS_FROM_BYTES,
     SEND_NOW,
     SmallMessagesPlain,
@@ -289,9 +289,9 @@ def test_the_site_socket_skips_the_http_layers_and_everything_else_still_takes_t
     from starlette.testclient import TestClient
     from starlette.websockets import WebSocketDisconnect
 
-    from heartsuit.server.app import create_app
-    from heartsuit.server.headers import CONTENT_SECURITY_POLICY
-    from heartsuit.server.settings import Settings, sqlite_url
+    from heartsuit.server.core.headers import CONTENT_SECURITY_POLICY
+    from heartsuit.server.core.settings import Settings, sqlite_url
+    from heartsuit.server.site.app import create_app
     from tests.server_support import TEST_ORIGINS
 
     app = create_app(
@@ -355,8 +355,8 @@ class FakeSocket:
 
 
 def test_frames_keep_their_order_when_some_must_wait() -> None:
-    from heartsuit.server.connection import Connection
-    from heartsuit.server.protocol import Encoded
+    from heartsuit.server.core.connection import Connection
+    from heartsuit.server.core.protocol import Encoded
 
     async def main() -> None:
         written: list[str] = []

@@ -15,8 +15,9 @@ from starlette.applications import Starlette
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from heartsuit.server import assets, pages
-from heartsuit.server.assets import IMMUTABLE, REVALIDATE, AssetError, Assets
+from heartsuit.server.core import assets
+from heartsuit.server.core.assets import IMMUTABLE, REVALIDATE, AssetError, Assets
+from heartsuit.server.site import pages
 from tests.server_support import TEST_ORIGINS, Site, running_site
 
 GZIP = {"accept-encoding": "gzip"}
@@ -219,7 +220,7 @@ def test_an_old_version_of_a_file_gets_the_current_file_uncached(site: Site) -> 
         "/static/",
         "/static/../pyproject.toml",
         "/static/%2e%2e/%2e%2e/pyproject.toml",
-        "/static/js/../../server/app.py",
+        "/static/js/../../server/site/app.py",
         "/static/js/play.XYZ.js",
     ],
 )

@@ -10,8 +10,8 @@ import pytest
 
 from heartsuit.cli import main
 from heartsuit.cli.solitaire_play import STRINGS, clock_text, draw_heart, play
-from heartsuit.server.examples import deal_is_winnable
-from heartsuit.server.solitaire_daily import daily_code, day_of
+from heartsuit.server.solitaire.daily import daily_code, day_of
+from heartsuit.server.solitaire.examples import deal_is_winnable
 from heartsuit.solitaire import Game
 from heartsuit.solitaire.layout import COVERED_BY, X2
 from tests.test_solitaire_game import (

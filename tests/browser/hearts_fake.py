@@ -18,7 +18,7 @@ from typing import Any
 
 from heartsuit.cards import Card
 from heartsuit.hearts import Match
-from heartsuit.server.hearts_view import last_hand, pass_receiver
+from heartsuit.server.hearts.frames import last_hand, pass_receiver
 
 NAMES = ("Ana", "Budi", "Citra", "Dedi", "Eka", "Fajar", "Gita", "Hadi", "Indah", "Joko")
 

@@ -20,7 +20,7 @@ import pytest
 
 from heartsuit import i18n
 from heartsuit.cards import Card
-from heartsuit.server.hearts_tables import LiveTable, LogEntry, SeatRecord, TableRecord
+from heartsuit.server.hearts.live_table import LiveTable, LogEntry, SeatRecord, TableRecord
 from tests.browser.conftest import ServerProcess, screenshot
 
 pytestmark = pytest.mark.browser
@@ -628,7 +628,7 @@ def test_the_shooter_chooses_the_moon_on_a_real_table(page: Any, server: ServerP
     """A shared-device table whose log ends on a moon (stored as the server stores it): the
     cover asks for the shooter, who chooses; the choice is logged and shown to everyone."""
     from heartsuit.hearts import Match, Moon, Rules
-    from heartsuit.server.hearts_tables import hash_token, new_token
+    from heartsuit.server.hearts.live_table import hash_token, new_token
     from tests.test_hearts_moon import SEED, SHOOTER, play_to_moon
 
     rules = Rules.preset("standard", moon="shooter_chooses")

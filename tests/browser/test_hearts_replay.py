@@ -21,7 +21,7 @@ from websockets.sync.client import connect
 from websockets.typing import Origin
 
 from heartsuit.hearts import Match
-from heartsuit.server.hearts_tables import LiveTable, LogEntry, SeatRecord, TableRecord
+from heartsuit.server.hearts.live_table import LiveTable, LogEntry, SeatRecord, TableRecord
 from tests.browser import axe
 from tests.browser.conftest import ServerProcess, screenshot
 

@@ -17,7 +17,7 @@ from heartsuit.cards import Card
 from heartsuit.hearts import Match, Rules
 from heartsuit.hearts.actions import Play
 from heartsuit.hearts.bots import LEVELS
-from heartsuit.server.hearts_view import PATCHED_FIELDS
+from heartsuit.server.hearts.frames import PATCHED_FIELDS
 from tests.browser.conftest import ServerProcess, screenshot
 from tests.browser.hearts_fake import FakeHearts, hearts_state, pass_all, seats
 

@@ -9,8 +9,8 @@ import time
 from contextlib import closing
 from typing import Any
 
-from heartsuit.server.examples import deal_is_winnable
-from heartsuit.server.solitaire_daily import daily_code, day_of
+from heartsuit.server.solitaire.daily import daily_code, day_of
+from heartsuit.server.solitaire.examples import deal_is_winnable
 from heartsuit.solitaire import Game, solve
 from tests.browser.axe import check
 from tests.browser.conftest import ServerProcess, screenshot

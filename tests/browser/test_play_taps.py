@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from heartsuit.server.solitaire_view import game_view
+from heartsuit.server.solitaire.frames import game_view
 from heartsuit.solitaire import Game, Outcome, Target
 from heartsuit.solitaire.codes import format_code
 from tests.browser import axe

@@ -14,7 +14,7 @@ options ``moon``, ``hearts_broken_by``, ``jack_of_diamonds``, ``spade_penalties`
 hold); ``returns`` ("openspiel": the hand's penalty total minus the seat's points, as OpenSpiel's
 own Hearts; "negated": minus the points). Chance draws the direction, then deals card by card;
 seats pick their passes card by card (sequential, seat 0 first); then they play. Actions are
-card numbers 0..51 (:mod:`heartsuit.adapters.table`). docs/adapters.md has the details.
+card numbers 0..51 (:mod:`heartsuit.adapters.shared`). docs/adapters.md has the details.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pyspiel
 
-from heartsuit.adapters.table import (
+from heartsuit.adapters.shared import (
     CARDS,
     DIRECTIONS,
     NUM_CARDS,
@@ -144,7 +144,7 @@ class HeartsGame(pyspiel.Game):  # type: ignore[misc]
 
 
 class HeartsState(pyspiel.State):  # type: ignore[misc]
-    """A hand in progress: a :class:`~heartsuit.adapters.table.Table` behind OpenSpiel's API."""
+    """A hand in progress: a :class:`~heartsuit.adapters.shared.Table` behind OpenSpiel's API."""
 
     def __init__(self, game: HeartsGame) -> None:
         super().__init__(game)
@@ -186,7 +186,7 @@ class HeartsState(pyspiel.State):  # type: ignore[misc]
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Any) -> HeartsState:
         """A state ``player_id`` cannot tell from this one, hidden cards drawn again
-        (:func:`~heartsuit.adapters.table.resample_actions`); for ISMCTS."""
+        (:func:`~heartsuit.adapters.shared.resample_actions`); for ISMCTS."""
         rng = random.Random(int(float(probability_sampler()) * 2**53))
         game = self.get_game()
         seen = self.information_state_string(player_id)

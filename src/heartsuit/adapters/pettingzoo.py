@@ -1,9 +1,9 @@
 """heartsuit's Hearts as a PettingZoo AEC environment: ``env(preset="standard", **options)``.
 
 An episode is one hand. Agents are ``player_0`` … ``player_{n-1}`` (seat order). Each acts
-with a card number 0..51 (:mod:`heartsuit.adapters.table`): first every seat picks its pass one
+with a card number 0..51 (:mod:`heartsuit.adapters.shared`): first every seat picks its pass one
 card at a time (``player_0`` first), then the seats play. ``observe(agent)`` is a dict with
-``observation`` (the seat's view as a float vector, :class:`~heartsuit.adapters.table.Encoding`)
+``observation`` (the seat's view as a float vector, :class:`~heartsuit.adapters.shared.Encoding`)
 and ``action_mask`` (1 for each legal card of the agent to act, all 0 for the others). The
 reward comes at the end of the hand: minus the seat's points (``rewards="negated"``, the
 default) or the hand's penalty total minus them (``rewards="openspiel"``).
@@ -25,7 +25,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import AgentSelector
 
-from heartsuit.adapters.table import (
+from heartsuit.adapters.shared import (
     NUM_CARDS,
     RETURNS,
     Encoding,

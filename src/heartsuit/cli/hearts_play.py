@@ -2,7 +2,7 @@
 
 Line based (reads stdin, writes stdout) so that a test can drive it. You sit in seat 0; the
 other seats are computers at a difficulty level (default ``"normal"``), played by the same
-table driver as the site (:func:`heartsuit.hearts.table.advance`), so they see only their
+table driver as the site (:func:`heartsuit.hearts.driver.advance`), so they see only their
 :class:`~heartsuit.hearts.view.SeatView`, like you, and choose the same way for the same match.
 What is printed comes from the events the engine returns and from views; the suggestion in
 brackets at each prompt is what a ``"normal"`` computer would do in your seat.
@@ -29,6 +29,7 @@ from heartsuit.cli.terminal import (
 from heartsuit.hearts import IllegalMove, Match, Reason, Rules, RulesError, SeatView
 from heartsuit.hearts.actions import MOON_CHOICES, Action, Moon, MoonChoice, Pass, Play
 from heartsuit.hearts.codes import SEED_COUNT, format_code, parse_code
+from heartsuit.hearts.driver import BotFactory, SeatPlayer, advance, computer_action, make_computer
 from heartsuit.hearts.events import (
     Event,
     HandDealt,
@@ -39,7 +40,6 @@ from heartsuit.hearts.events import (
     TrickDone,
 )
 from heartsuit.hearts.rules import PRESET_NAMES, MoonOption
-from heartsuit.hearts.table import BotFactory, SeatPlayer, advance, computer_action, make_computer
 from heartsuit.i18n import LANGUAGES, Lang
 
 YOU = 0

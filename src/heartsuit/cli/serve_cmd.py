@@ -15,13 +15,13 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from heartsuit.server.settings import DEFAULT_HOST, DEFAULT_PORT, limits_help
+from heartsuit.server.core.settings import DEFAULT_HOST, DEFAULT_PORT, limits_help
 
 if TYPE_CHECKING:
     import uvicorn
 
-    from heartsuit.server.collector import Sweeper
-    from heartsuit.server.settings import Settings
+    from heartsuit.server.core.collector import Sweeper
+    from heartsuit.server.core.settings import Settings
 
 
 def _port(text: str) -> int:
@@ -78,7 +78,7 @@ def _workers(text: str) -> int:
 
 
 def uvicorn_config(settings: Settings, **overrides: Any) -> uvicorn.Config:
-    """How uvicorn serves the site: the bounded transports of :mod:`heartsuit.server.transport`
+    """How uvicorn serves the site: the bounded transports of :mod:`heartsuit.server.core.transport`
     and the settings' limits (docs/site.md, "Limits"). ``overrides``: further
     :class:`uvicorn.Config` options (the load bench's quieter log and longer backlog)."""
     import copy
@@ -86,9 +86,9 @@ def uvicorn_config(settings: Settings, **overrides: Any) -> uvicorn.Config:
     import uvicorn
     from uvicorn.config import LOGGING_CONFIG
 
-    from heartsuit.server.app import create_app
-    from heartsuit.server.settings import TRANSPORT_MAX_BYTES
-    from heartsuit.server.transport import http_protocol, websocket_protocol
+    from heartsuit.server.core.settings import TRANSPORT_MAX_BYTES
+    from heartsuit.server.core.transport import http_protocol, websocket_protocol
+    from heartsuit.server.site.app import create_app
 
     # the site's own messages (a socket dropped, a client gone) go where uvicorn's go
     logging_config = copy.deepcopy(LOGGING_CONFIG)
@@ -131,12 +131,12 @@ GIL_SWITCH_S = 0.001
 def settle_process() -> Sweeper:
     """Once the site is loaded: the garbage collector's serving policy (freeze what start-up
     made, collect young objects only, sweep the heap now and then:
-    :func:`heartsuit.server.collector.settle`; docs/site.md, "Garbage collection"), and let a
+    :func:`heartsuit.server.core.collector.settle`; docs/site.md, "Garbage collection"), and let a
     thread that waits for the GIL have it sooner (:data:`GIL_SWITCH_S`). Returns the sweeper
     (its thread is a daemon: it ends with the process)."""
     import sys
 
-    from heartsuit.server.collector import settle
+    from heartsuit.server.core.collector import settle
 
     sys.setswitchinterval(GIL_SWITCH_S)
     return settle()
@@ -219,7 +219,7 @@ def serve_workers(settings: Settings, workers: int) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from heartsuit.server.settings import Settings, SettingsError, limits_from_env
+    from heartsuit.server.core.settings import Settings, SettingsError, limits_from_env
 
     try:
         settings = limits_from_env(

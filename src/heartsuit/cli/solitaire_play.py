@@ -27,7 +27,7 @@ from heartsuit.cli.terminal import (
     terminal_width,
     wrap,
 )
-from heartsuit.server.solitaire_daily import daily_code, day_of
+from heartsuit.server.solitaire.daily import daily_code, day_of
 from heartsuit.solitaire import Game, GameError, Outcome, Reason, TapKind, TapResult
 from heartsuit.solitaire.codes import DealCodeError, deal_for_code, normalize_code, random_code
 from heartsuit.solitaire.layout import ROW, ROW_SIZES, X2

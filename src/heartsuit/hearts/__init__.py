@@ -3,7 +3,7 @@
 ``Rules`` (options and presets), ``Hand`` (one hand's state machine), ``Match`` (hands to the
 target), ``Pass`` / ``Play`` / ``Moon`` (the typed actions; ``apply`` returns public events, see
 :mod:`heartsuit.hearts.events`), ``SeatView`` (what one seat may know; the only thing bots and
-clients receive). The driver of computer turns is :mod:`heartsuit.hearts.table`.
+clients receive). The driver of computer turns is :mod:`heartsuit.hearts.driver`.
 
 ``COMPILED`` says whether the engine's core runs compiled (mypyc) or as the Python modules
 (:mod:`heartsuit.hearts.compiled` says when and why; ``CORE`` names it, with the reason when

@@ -9,7 +9,7 @@ whole match to the rules' target, from the match seed :func:`match_seed` (its ga
 The numbers are in :mod:`heartsuit.hearts.bots.arena_result`.
 
 Every hand is driven through the real engine by the same driver as every table
-(:func:`heartsuit.hearts.table.advance`), so each bot receives only its seat's view and each
+(:func:`heartsuit.hearts.driver.advance`), so each bot receives only its seat's view and each
 decision is a fresh bot seeded from the deal, rotation, version and seat. A deal's result is
 therefore a function of the settings and the deal alone (the time-budgeted ``search`` bot
 aside: its choices depend on the machine), which is what lets deals run in any order on several
@@ -44,10 +44,10 @@ from heartsuit.hearts.bots.arena_result import (
     summarize,
 )
 from heartsuit.hearts.codes import SEED_COUNT
+from heartsuit.hearts.driver import BotFactory, SeatPlayer, advance
 from heartsuit.hearts.game import Hand
 from heartsuit.hearts.match import Match
 from heartsuit.hearts.rules import Rules
-from heartsuit.hearts.table import BotFactory, SeatPlayer, advance
 from heartsuit.shuffle import derive_seed
 
 __all__ = [

@@ -1,0 +1,341 @@
+"""Hearts messages on ``/ws``: what a page may ask of a table, and what a seat is told.
+
+The shapes are written down here once (the contract in ``docs/site.md`` points at this module).
+Client messages are validated pydantic models tagged by ``type``; every one that acts on a table
+names it and carries a seat token, and every one that changes the match carries the table
+version the page last saw. Server messages are built only from a seat's view
+(:mod:`heartsuit.server.hearts.frames`), never from the match itself.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictBool, StrictInt
+
+from heartsuit.server.core.protocol import ClientMessage, ErrorCode, ProtocolError, Reply
+
+#: the levels a computer seat may be given (bots.LEVELS may offer fewer; checked by the service)
+Level = Literal["easy", "normal", "hard"]
+Mode = Literal["computer", "hotseat", "online"]
+Preset = Literal["standard", "three", "five", "omnibus", "black-maria", "cancellation"]
+
+#: a seat token: ``secrets.token_urlsafe(24)`` gives 32 such characters
+TOKEN_PATTERN = r"^[A-Za-z0-9_-]{20,64}$"
+#: a table id: ``secrets.token_urlsafe(12)`` gives 16
+TABLE_PATTERN = r"^[A-Za-z0-9_-]{8,40}$"
+NAME_MAX = 24
+
+
+class _In(ClientMessage):
+    pass
+
+
+class SeatChoice(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    kind: Literal["human", "computer"]
+    level: Level | None = None
+    name: str | None = Field(default=None, max_length=200)
+
+
+class TableOptions(BaseModel):
+    """The named rule options a table may change (None: the preset's value)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    moon: Literal["others_plus_26", "self_minus_26", "shooter_chooses"] | None = None
+    hearts_broken_by: Literal["heart_discard", "heart_or_queen"] | None = None
+    jack_of_diamonds: StrictBool | None = None
+    exactly_100_reset: StrictBool | None = None
+    spade_penalties: StrictBool | None = None
+    passing: StrictBool | None = None
+    target: StrictInt | None = Field(default=None, ge=1, le=10_000)
+    ties: Literal["shared", "play_on"] | None = None
+
+    def overrides(self) -> dict[str, Any]:
+        return {k: v for k, v in self.model_dump().items() if v is not None}
+
+
+class HeartsCreate(_In):
+    type: Literal["hearts.create"]
+    mode: Mode = "computer"
+    preset: Preset = "standard"
+    #: Cancellation only: 6..10
+    players: StrictInt | None = Field(default=None, ge=3, le=10)
+    options: TableOptions = TableOptions()
+    #: a game code ``HE1-…`` replays that match's deals (its preset and players win)
+    code: str | None = Field(default=None, max_length=64)
+    #: one per seat; missing seats are computers at the default level (seat 0 is the creator)
+    seats: list[SeatChoice] | None = Field(default=None, max_length=10)
+    name: str | None = Field(default=None, max_length=200)
+
+
+class HeartsOpen(_In):
+    type: Literal["hearts.open"]
+    table: str = Field(pattern=TABLE_PATTERN)
+    tokens: list[str] = Field(default_factory=list, max_length=10)
+    #: the last version the page has; events after it are sent when still known
+    version: StrictInt | None = Field(default=None, ge=0)
+    #: take the seat over from another socket that holds it (after an ``in_use`` error)
+    take_over: StrictBool = False
+
+
+class HeartsInvite(_In):
+    type: Literal["hearts.invite"]
+    invite: str = Field(max_length=64)
+
+
+class HeartsSit(_In):
+    type: Literal["hearts.sit"]
+    table: str = Field(pattern=TABLE_PATTERN)
+    seat: StrictInt = Field(ge=0, le=9)
+    name: str = Field(max_length=200)
+
+
+class _Seated(_In):
+    table: str = Field(pattern=TABLE_PATTERN)
+    token: str = Field(pattern=TOKEN_PATTERN)
+
+
+class HeartsStart(_Seated):
+    type: Literal["hearts.start"]
+
+
+class HeartsPass(_Seated):
+    type: Literal["hearts.pass"]
+    cards: list[JsonValue] = Field(max_length=20)
+    version: StrictInt = Field(ge=0)
+
+
+class HeartsPlay(_Seated):
+    type: Literal["hearts.play"]
+    card: JsonValue
+    version: StrictInt = Field(ge=0)
+
+
+class HeartsMoon(_Seated):
+    """The seat that shot the moon chooses how it scores (``moon="shooter_chooses"``)."""
+
+    type: Literal["hearts.moon"]
+    choice: Literal["others_plus_26", "self_minus_26"]
+    version: StrictInt = Field(ge=0)
+
+
+class HeartsLook(_Seated):
+    type: Literal["hearts.look"]
+
+
+class HeartsLeave(_Seated):
+    type: Literal["hearts.leave"]
+
+
+class HeartsFree(_Seated):
+    type: Literal["hearts.free"]
+    seat: StrictInt = Field(ge=0, le=9)
+
+
+class HeartsRematch(_Seated):
+    type: Literal["hearts.rematch"]
+
+
+class HeartsReplayAsk(_In):
+    """A finished match of a table, face up (the replay page). No seat token: once a match is
+    over its replay is for anyone with the link; a match still being played is refused."""
+
+    type: Literal["hearts.replay"]
+    table: str = Field(pattern=TABLE_PATTERN)
+    #: the match's number at the table (1 = the first; each rematch adds one); None: the last
+    #: finished one
+    match: StrictInt | None = Field(default=None, ge=1, le=100_000)
+
+
+HeartsMessage = (
+    HeartsCreate
+    | HeartsOpen
+    | HeartsInvite
+    | HeartsSit
+    | HeartsStart
+    | HeartsPass
+    | HeartsPlay
+    | HeartsMoon
+    | HeartsLook
+    | HeartsLeave
+    | HeartsFree
+    | HeartsRematch
+    | HeartsReplayAsk
+)
+HEARTS_MESSAGES: tuple[type[ClientMessage], ...] = (
+    HeartsCreate,
+    HeartsOpen,
+    HeartsInvite,
+    HeartsSit,
+    HeartsStart,
+    HeartsPass,
+    HeartsPlay,
+    HeartsMoon,
+    HeartsLook,
+    HeartsLeave,
+    HeartsFree,
+    HeartsRematch,
+    HeartsReplayAsk,
+)
+
+
+class HeartsError(ProtocolError):
+    """An intent about a table refused before anything changed."""
+
+
+class Stale(HeartsError):
+    """The intent was made on a state that has moved on; the page gets the fresh one."""
+
+    def __init__(self, table_id: str) -> None:
+        super().__init__(ErrorCode.STALE, "the table has moved on since that state")
+        self.table_id = table_id
+
+
+# --- server → client -------------------------------------------------------------------------
+
+
+class _Out(Reply):
+    pass
+
+
+class SeatInfo(_Out):
+    seat: int
+    name: str
+    kind: Literal["human", "computer", "open"]
+    level: str | None
+    connected: bool
+    #: a person who dropped and whose seat a computer now plays
+    away: bool
+
+
+class TableInfo(_Out):
+    id: str
+    mode: Mode
+    status: Literal["lobby", "playing", "over"]
+    #: the match's game code once it is over (None while it runs, and for a secret seed)
+    code: str | None
+    #: the finished match's replay page (None while it runs)
+    replay_url: str | None
+    preset: str
+    rules: dict[str, Any]
+    invite: str | None
+    invite_url: str | None
+    host: bool
+    seats: list[SeatInfo]
+    version: int
+
+
+class Sheet(_Out):
+    hands: list[list[int]]
+    totals: list[list[int]]
+    shooters: list[int | None]
+    #: how each hand's moon was scored ("others_plus_26" / "self_minus_26"), None without one
+    moons: list[str | None] = Field(default_factory=list)
+    #: what a moon is worth under these rules (26; 52 with two packs; more with spade penalties)
+    moon_points: int = 26
+
+
+class Over(_Out):
+    winners: list[int]
+
+
+class LastHand(_Out):
+    """The hand finished last, in public facts only: for each seat the cards that count (hearts,
+    Q♠, J♦ or spade penalties where on) it took in tricks, all of them played face up; never a
+    kitty's cards (its points are in the score sheet's line for this hand)."""
+
+    hand_number: int
+    taken: list[list[str]]
+
+
+class HeartsState(_Out):
+    type: Literal["hearts.state"] = "hearts.state"
+    table: TableInfo
+    #: the seats this connection holds tokens for
+    you: list[int]
+    awaiting: list[int]
+    #: what every seat may know (no hand); built from a seat view with its hand left out
+    public: dict[str, Any]
+    #: the private view of one seat (``SeatView.to_dict()``), or None
+    view: dict[str, Any] | None
+    #: why each card of ``view.hand`` that is not legal cannot be played (engine reason codes)
+    illegal: dict[str, str]
+    #: the seat that receives the pass of ``view``'s seat this hand (None: no view, or a hold)
+    pass_to: int | None = None
+    sheet: Sheet
+    over: Over | None
+    #: the hand finished last (for the page's hand summary), None before the first ends
+    last_hand: LastHand | None = None
+    #: public events after the version the page said it had (empty on a full resync)
+    events: list[dict[str, Any]]
+    #: True when the events the page missed are no longer known: redraw from scratch
+    resync: bool = False
+
+
+class HeartsCreated(_Out):
+    type: Literal["hearts.created"] = "hearts.created"
+    table: str
+    tokens: list[dict[str, Any]]
+    invite: str | None
+    invite_url: str | None
+
+
+class HeartsSeated(_Out):
+    type: Literal["hearts.seated"] = "hearts.seated"
+    table: str
+    seat: int
+    token: str
+
+
+class HeartsLobby(_Out):
+    type: Literal["hearts.lobby"] = "hearts.lobby"
+    table: str
+    status: Literal["lobby", "playing", "over"]
+    preset: str
+    seats: list[SeatInfo]
+
+
+class ReplaySeat(_Out):
+    seat: int
+    name: str
+    kind: Literal["human", "computer", "open"]
+    level: str | None
+
+
+class HeartsReplay(_Out):
+    """A finished match face up: every hand as :func:`heartsuit.hearts.record.hand_records`
+    writes it (the deal, the passes, the tricks, the scores), for the replay page."""
+
+    type: Literal["hearts.replay"] = "hearts.replay"
+    table: str
+    mode: Mode
+    preset: str
+    rules: dict[str, Any]
+    #: this match's number at the table (from 1) and how many of its matches are over
+    match: int
+    matches: int
+    #: the game code that deals this match again (None for a secret seed)
+    code: str | None
+    seats: list[ReplaySeat]
+    hands: list[dict[str, Any]]
+    sheet: Sheet
+    winners: list[int]
+
+
+class HeartsErrorReply(Reply):
+    """An ``error`` about a table: the engine's ``reason`` for an illegal card, and the fresh
+    ``state`` after a ``stale`` intent."""
+
+    type: Literal["error"] = "error"
+    code: ErrorCode
+    message: str
+    reason: str | None = None
+    state: HeartsState | None = None
+
+
+HeartsReply = (
+    HeartsState | HeartsCreated | HeartsSeated | HeartsLobby | HeartsReplay | HeartsErrorReply
+)

@@ -1,0 +1,3 @@
+"""Anonymous players, for every game: who a connection is, and each game's preferences
+(the service and its store).
+"""
