@@ -244,6 +244,39 @@ def known_cards(live: LiveTable, seat: int) -> set[str]:
     return known
 
 
+#: every preset, as the whole-match frame tests play them
+PRESETS: list[tuple[str, dict[str, Any]]] = [
+    ("standard", {}),
+    ("three", {}),
+    ("five", {}),
+    ("omnibus", {}),
+    ("black-maria", {"options": {"spade_penalties": True}}),
+    ("cancellation", {"players": 6}),
+    ("cancellation", {"players": 10}),
+]
+
+
+def frames_with_their_table(
+    db_path: Path, table_id: str, frames: list[dict[str, Any]]
+) -> Iterator[tuple[LiveTable, dict[str, Any]]]:
+    """Each frame with the table replayed from the database to the version it carries (or the
+    last version the socket saw, for frames that carry none). The table is the same object
+    each time, replayed further: use it before asking for the next frame."""
+    record, seats, log = table_log(db_path, table_id)
+    live = LiveTable.replay(record, seats, [])
+    for frame in frames:
+        state = frame.get("state") if frame.get("type") == "error" else frame
+        version = None
+        if isinstance(state, dict) and isinstance(state.get("table"), dict):
+            version = state["table"].get("version")
+        elif frame.get("type") == "hearts.patch":
+            version = frame.get("version")
+        if isinstance(version, int):
+            while live.version < version:
+                live.apply(log[live.version], replaying=True)
+        yield live, frame
+
+
 def check_no_leaks(
     db_path: Path, table_id: str, frames_by_seat: dict[int, list[dict[str, Any]]]
 ) -> int:
@@ -252,20 +285,9 @@ def check_no_leaks(
     Each frame is checked against the table replayed to the version it carries (or the last
     version that seat saw, for frames that carry none).
     """
-    record, seats, log = table_log(db_path, table_id)
     checked = 0
     for seat, frames in frames_by_seat.items():
-        live = LiveTable.replay(record, seats, [])
-        for frame in frames:
-            state = frame.get("state") if frame.get("type") == "error" else frame
-            version = None
-            if isinstance(state, dict) and isinstance(state.get("table"), dict):
-                version = state["table"].get("version")
-            elif frame.get("type") == "hearts.patch":
-                version = frame.get("version")
-            if isinstance(version, int):
-                while live.version < version:
-                    live.apply(log[live.version])
+        for live, frame in frames_with_their_table(db_path, table_id, frames):
             allowed = known_cards(live, seat)
             named = set(card_texts(frame))
             leaked = named - allowed

@@ -16,18 +16,8 @@ from typing import Any
 import pytest
 
 from heartsuit.server.hearts import frames as hearts_view
-from tests.hearts_support import Seat, check_no_leaks, play_until_over
+from tests.hearts_support import PRESETS, Seat, check_no_leaks, play_until_over
 from tests.server_support import SendNow, Site, running_site
-
-PRESETS: list[tuple[str, dict[str, Any]]] = [
-    ("standard", {}),
-    ("three", {}),
-    ("five", {}),
-    ("omnibus", {}),
-    ("black-maria", {"options": {"spade_penalties": True}}),
-    ("cancellation", {"players": 6}),
-    ("cancellation", {"players": 10}),
-]
 
 
 @pytest.fixture(params=["asgi", "at-once"])

@@ -34,18 +34,15 @@ from heartsuit.hearts.codes import (
 from heartsuit.hearts.deal import deal_cards, deal_seed
 from heartsuit.server.hearts import frames as hearts_view
 from heartsuit.server.hearts.live_table import LiveTable
-from tests.hearts_support import Seat, play_until_over, table_log
+from tests.hearts_support import (
+    PRESETS,
+    Seat,
+    frames_with_their_table,
+    play_until_over,
+    table_log,
+)
 from tests.server_support import Site, running_site
 
-PRESETS: list[tuple[str, dict[str, Any]]] = [
-    ("standard", {}),
-    ("three", {}),
-    ("five", {}),
-    ("omnibus", {}),
-    ("black-maria", {"options": {"spade_penalties": True}}),
-    ("cancellation", {"players": 6}),
-    ("cancellation", {"players": 10}),
-]
 MODES = ["online", "hotseat", "computer"]
 #: a short match: a few hands of every preset
 TARGET = 30
@@ -128,19 +125,8 @@ def secret_texts(live: LiveTable) -> set[str]:
 def check_no_seed(db_path: Path, table_id: str, frames: list[dict[str, Any]]) -> int:
     """Raise AssertionError if a frame carries the seed of a match still running at the frame's
     version (or the last version the socket saw); returns how many frames were checked."""
-    record, seats, log = table_log(db_path, table_id)
-    live = LiveTable.replay(record, seats, [])
     checked = 0
-    for frame in frames:
-        state = frame.get("state") if frame.get("type") == "error" else frame
-        version = None
-        if isinstance(state, dict) and isinstance(state.get("table"), dict):
-            version = state["table"].get("version")
-        elif frame.get("type") == "hearts.patch":
-            version = frame.get("version")
-        if isinstance(version, int):
-            while live.version < version:
-                live.apply(log[live.version], replaying=True)
+    for live, frame in frames_with_their_table(db_path, table_id, frames):
         if live.match is None or live.status == "over":
             continue  # no deal yet, or the match is over: its code may be told
         text = json.dumps(frame)

@@ -11,9 +11,7 @@ state at 320, 360 and 1280 px.
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
-from contextlib import closing
 from typing import Any
 
 import pytest
@@ -21,9 +19,10 @@ from websockets.sync.client import connect
 from websockets.typing import Origin
 
 from heartsuit.hearts import Match
-from heartsuit.server.hearts.live_table import LiveTable, LogEntry, SeatRecord, TableRecord
+from heartsuit.server.hearts.live_table import LiveTable
 from tests.browser import axe
 from tests.browser.conftest import ServerProcess, screenshot
+from tests.hearts_support import table_log
 
 pytestmark = pytest.mark.browser
 
@@ -98,29 +97,8 @@ def play_to_the_end(server: ServerProcess, **create: Any) -> tuple[str, str]:
 
 
 def stored_match(server: ServerProcess, table_id: str) -> Match:
-    with closing(sqlite3.connect(server.db)) as db:
-        db.row_factory = sqlite3.Row
-        row = db.execute("SELECT * FROM hearts_tables WHERE id = ?", (table_id,)).fetchone()
-        seats = db.execute(
-            "SELECT * FROM hearts_seats WHERE table_id = ? ORDER BY seat", (table_id,)
-        ).fetchall()
-        entries = db.execute(
-            "SELECT * FROM hearts_events WHERE table_id = ? ORDER BY seq", (table_id,)
-        ).fetchall()
-    record = TableRecord(
-        row["id"],
-        row["mode"],
-        row["preset"],
-        json.loads(row["rules"]),
-        int(row["seed"]),
-        row["invite"],
-        row["created_at_ms"],
-    )
-    live = LiveTable.replay(
-        record,
-        [SeatRecord(r["seat"], r["kind"], r["name"], r["level"], r["token_hash"]) for r in seats],
-        [LogEntry(r["seq"], r["kind"], json.loads(r["data"]), r["at_ms"]) for r in entries],
-    )
+    """The match as the server's log says it was played, replayed by the engine."""
+    live = LiveTable.replay(*table_log(server.db, table_id))
     assert live.match is not None
     return live.match
 
