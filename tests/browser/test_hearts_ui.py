@@ -140,6 +140,52 @@ def test_three_cards_chosen_enable_pass_and_are_sent_with_the_version(
     assert all(c not in hand_codes(page) for c in chosen)
 
 
+def test_a_legal_card_is_in_the_trick_before_the_answer_and_a_refusal_puts_it_back(
+    page: Any, server: ServerProcess
+) -> None:
+    """A tap on a legal card moves it to the trick in the same moment (no round trip: a phone's
+    is 150 ms or more); the server's answer then redraws the table, and a refusal puts the card
+    back in the hand with its reason."""
+    match = seat_to_lead(0)
+    fake = FakeHearts()
+    fake.on("hearts.open", lambda f: [hearts_state(match, view_seat=0, version=9)])
+    answers: list[str] = []
+
+    def answer(frame: dict[str, Any]) -> list[dict[str, Any]]:
+        answers.append(frame["card"])
+        if len(answers) == 1:  # refused (another tab moved first, say): nothing changed
+            refusal = {"type": "error", "code": "illegal", "message": "no"}
+            return [{**refusal, "reason": "not_your_turn"}]
+        match.play(0, Card.parse(frame["card"]))
+        return [hearts_state(match, view_seat=0, version=10)]
+
+    fake.on("hearts.play", answer)
+    open_table(page, server, fake, lang="en")
+    # the click and the look in one task of the page: nothing from the server can come between
+    drawn = page.evaluate(
+        """code => {
+          document.querySelector(`.ht-hand [data-card="${code}"]`).click();
+          return [
+            Boolean(document.querySelector(`.ht-trick [data-card="${code}"]`)),
+            Boolean(document.querySelector(`.ht-hand [data-card="${code}"]`)),
+          ];
+        }""",
+        "2C",
+    )
+    assert drawn == [True, False]
+    # refused: the card is back in the hand, out of the trick, with the engine's reason
+    page.wait_for_selector('.ht-hand [data-card="2C"]')
+    assert page.locator('.ht-trick [data-card="2C"]').count() == 0
+    assert page.inner_text("[data-reason]") == i18n.translate("en", "hearts.reason.not_your_turn")
+    # played again and taken: the server's state is drawn
+    before = seq(page)
+    tap(page, "2C")
+    wait_seq(page, before)
+    assert answers == ["2C", "2C"]
+    assert "2C" not in hand_codes(page)
+    assert page.locator('.ht-trick [data-card="2C"]').count() == 1
+
+
 def test_an_illegal_card_says_why_and_a_stale_play_draws_the_fresh_state(
     page: Any, server: ServerProcess
 ) -> None:

@@ -87,6 +87,7 @@ const CARD_STRIP_PX = 18;
 const OWN_FIELDS = new Set(["seat", "hand", "legal", "must_pass", "passed", "received"]);
 
 let state = null; // the state drawn now
+let playing = null; // a card tapped and drawn in the trick at once, until the server answers
 let shown = 0; // states drawn, exposed as data-seq for tests
 let selected = new Set(); // cards chosen for the pass
 let focusCard = null; // the hand card that had the focus, kept across redraws
@@ -307,6 +308,7 @@ function lastTrickFirst(previous, next) {
 }
 
 function draw(next) {
+  playing = null; // whatever the answer, the table as the server says it is now
   const previous = state;
   const held = lastTrickFirst(previous, next);
   if (held) {
@@ -714,6 +716,11 @@ async function send(message) {
 
 function failed(error) {
   const reply = error.reply || {};
+  if (playing !== null) {
+    // the card drawn in the trick goes back to the hand (a stale intent redraws below)
+    playing = null;
+    if (state) render(state);
+  }
   if (error.code === "stale" && reply.state) {
     accept(reply.state, true);
     say(t("hearts.err.stale"));
@@ -756,6 +763,7 @@ function tapCard(card) {
     updatePassButton();
     return;
   }
+  if (playing !== null) return; // a card is on its way: the answer decides what comes next
   if (view.phase !== "play" || view.to_play !== view.seat) {
     say(t(view.phase === "play" ? "hearts.reason.not_your_turn" : "hearts.reason.wrong_phase"));
     return;
@@ -766,7 +774,31 @@ function tapCard(card) {
     return;
   }
   el.reason.hidden = true;
+  showPlayed(code);
   send({ type: "hearts.play", card: code });
+}
+
+/** A legal card goes into the trick at once, before the server's answer (a round trip on a
+ * phone is 150 ms or more): the card moves from the hand to its place in front of this seat,
+ * and nothing else is decided here — who plays next and who takes the trick come with the
+ * answer, which redraws the table (or, refused, puts the card back with its reason). */
+function showPlayed(code) {
+  const real = state;
+  const seat = real.view.seat;
+  const pub = real.public;
+  const open = pub.trick && pub.trick.plays.length ? pub.trick : { leader: seat, plays: [], winner: null, points: 0, cancelled: [] };
+  const trick = { ...open, plays: [...open.plays, [seat, code]] };
+  playing = code;
+  state = {
+    ...real,
+    public: { ...pub, trick },
+    view: { ...real.view, hand: real.view.hand.filter((card) => card !== code), legal: [], trick },
+  };
+  try {
+    render(real);
+  } finally {
+    state = real; // the state the server sent stays the base of its patches and of every intent
+  }
 }
 
 el.hand.addEventListener("click", (event) => {
