@@ -1,5 +1,5 @@
 """What one catch-up read costs: ``SqlTableStore.entries_after`` against the same SELECT built
-per call inside a transaction (how it was read before session 6), on PostgreSQL.
+per call inside a transaction (how it was read before 2026-12-01, commit 4e06e1c), on PostgreSQL.
 
 Every process at a Hearts table runs this read on every change made on another process, so
 its CPU counts once per process per change. Starts a throwaway PostgreSQL (or uses

@@ -131,7 +131,7 @@ def serve(port: int, db: str, pace_ms: int, diagnose: str, what_if: str) -> None
 
     try:
         from heartsuit.cli.serve_cmd import settle_process
-    except ImportError:  # a tree from before session 10, compared through PYTHONPATH
+    except ImportError:  # a tree from before 5fae9d9 (2026-12-02), compared through PYTHONPATH
         from heartsuit.cli.serve_cmd import (  # type: ignore[attr-defined,no-redef]
             settle_memory as settle_process,
         )

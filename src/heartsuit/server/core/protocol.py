@@ -250,7 +250,8 @@ def json_text(value: Any) -> str:
     to need an exponent is written otherwise, 1e-7 for 1e-07, the same number). Written by
     orjson: a frame's parts are many small values (a
     change's patches and states write about thirty), and each took 2-4 us through the
-    standard library's encoder against 0.3-0.5 us here (docs/bench-hearts.md, "Session 13")."""
+    standard library's encoder against 0.3-0.5 us here (bench/RESULTS.md, 2026-12-02, "JSON
+    written by orjson")."""
     try:
         return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
     except orjson.JSONEncodeError:

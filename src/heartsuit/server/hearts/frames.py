@@ -240,13 +240,14 @@ class _Kept:
     #: the public part (without its rules), each field as JSON text, and who is awaited, at
     #: this version (once made). Text, not the values: a dict of strings is not tracked by the
     #: garbage collector, and every table's newest public part is young when a collection
-    #: comes (docs/bench-hearts.md, "Session 11")
+    #: comes (docs/bench-hearts.md, "The garbage collector")
     public: tuple[dict[str, str], tuple[int, ...]] | None = None
     #: the same at the version before, when this copy of the table was kept at it
     before: tuple[dict[str, str], tuple[int, ...]] | None = None
     # (no seat views: each is made when a text of its seat is written, and is gone with the
     # call. Kept for the version, four views a change with their cards' tuples outlived the
-    # young collection and were walked again and again: see docs/bench-hearts.md, "Session 12")
+    # young collection and were walked again and again: see bench/RESULTS.md, 2026-12-02, "no
+    # seat view kept")
     #: per seat, what a frame or a patch to this version writes of the seat's own (its view,
     #: its illegal cards' reasons, whom it passes to), once written
     own: dict[tuple[str, int], Any] = field(default_factory=dict)

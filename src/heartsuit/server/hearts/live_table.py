@@ -146,7 +146,7 @@ class LiveTable:
     #: (version after the entry, the public events it caused as JSON: the items of a list,
     #: without its brackets), most recent last. Text, not the dicts: a table keeps 256 versions
     #: of them, and text is nothing the garbage collector walks (docs/bench-hearts.md,
-    #: "Session 11")
+    #: "The garbage collector")
     recent: deque[tuple[int, str]] = field(default_factory=lambda: deque(maxlen=RECENT_VERSIONS))
     #: (version, :meth:`facts` at it): made once per version, for every socket at the table
     _facts: tuple[int, tuple[Status, tuple[SeatRecord, ...], int, int | None]] | None = field(
