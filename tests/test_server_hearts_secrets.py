@@ -221,9 +221,8 @@ def test_no_game_code_names_a_secret_seed(rule_set: str, number: int) -> None:
     from heartsuit.gamecodes import NUMBER_COUNT
 
     assert NUMBER_COUNT == SEED_COUNT
-    preset = parse_code(f"HE1-{rule_set}-AAAAAAA").preset
-    players = parse_code(f"HE1-{rule_set}-AAAAAAA").players
-    code = parse_code(format_code(preset, number, players=players))
+    variant = parse_code(f"HE1-{rule_set}-AAAAAAA")
+    code = parse_code(format_code(variant.preset, number, players=variant.players))
     assert code.seed < SEED_COUNT and has_code(code.seed)
     assert not has_code(secret_seed())
 
@@ -316,3 +315,19 @@ def test_a_code_is_refused_for_a_table_of_people(site: Site) -> None:
         me.create(mode="computer", code="HE1-S-AAAAAAM")
         expected = deal_cards(Rules.preset("standard"), 12, 0)[0][0]
         assert sorted(me.state["view"]["hand"]) == sorted(c.code for c in expected)
+
+
+def test_a_kept_replay_still_counts_the_matches_finished_since(site: Site) -> None:
+    with ExitStack() as stack:
+        me = Seat(stack.enter_context(site.peer()))
+        me.create(mode="computer", preset="three", options={"target": 20})
+        play_until_over([me])
+        stranger = Seat(stack.enter_context(site.peer()))
+        first = stranger.ask("hearts.replay", table=me.table, match=1)
+        assert first["matches"] == 1
+        me.ask("hearts.rematch", table=me.table, token=me.token)
+        me.until(lambda s: s["table"]["status"] == "playing")
+        play_until_over([me])
+        again = stranger.ask("hearts.replay", table=me.table, match=1)  # made once, kept
+        assert again["matches"] == 2 and again["hands"] == first["hands"]
+        assert stranger.ask("hearts.replay", table=me.table)["match"] == 2

@@ -103,6 +103,11 @@ def has_code(seed: int) -> bool:
     return 0 <= seed < SEED_COUNT
 
 
+def code_of(preset: str, seed: int, *, players: int | None = None) -> str | None:
+    """The code of the match ``seed`` of ``preset``, or None for a secret seed (no code)."""
+    return format_code(preset, seed, players=players) if has_code(seed) else None
+
+
 def _preset_names() -> list[str]:
     return [*PRESET_BY_LETTER.values(), "cancellation"]
 
@@ -110,6 +115,7 @@ def _preset_names() -> list[str]:
 __all__ = [
     "CodeError",
     "HeartsCode",
+    "code_of",
     "format_code",
     "has_code",
     "parse_code",

@@ -66,9 +66,6 @@ class Rate:
             self._forget_full(now)
         return 0.0
 
-    def __len__(self) -> int:
-        return len(self._buckets)
-
     def _forget_full(self, now: float) -> None:
         for key, (tokens, then) in list(self._buckets.items()):
             if tokens + (now - then) * self.refill_per_s >= self.capacity:
@@ -131,13 +128,6 @@ class Limits:
         self._tabs[player] -= 1
         if self._tabs[player] <= 0:
             del self._tabs[player]
-
-    def remembered(self) -> int:
-        """How many counters and buckets are kept now (bounded however many clients came)."""
-        limited = (self.hellos, *self.messages.values())
-        rates = {id(r): r for lim in limited for r in (lim.person, lim.address)}
-        rates[id(self.new_players)] = self.new_players
-        return len(self._connections) + len(self._tabs) + sum(len(r) for r in rates.values())
 
 
 def site_limits(

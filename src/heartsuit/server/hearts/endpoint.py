@@ -50,7 +50,7 @@ from heartsuit.server.hearts.protocol import (
     HeartsState,
     Stale,
 )
-from heartsuit.server.hearts.replay import replay
+from heartsuit.server.hearts.replay import Replays
 from heartsuit.server.hearts.service import (
     HeartsService,
     SeatTaken,
@@ -80,17 +80,22 @@ class HeartsEndpoint:
 
     def __init__(self, service: HeartsService) -> None:
         self.service = service
+        #: finished matches' replays, shared by every socket of the process
+        self.replays = Replays(service.store)
 
     def session(self, context: Context) -> HeartsSession:
-        return HeartsSession(self.service, context)
+        return HeartsSession(self.service, context, replays=self.replays)
 
 
 class HeartsSession:
     """The Hearts side of one connection."""
 
-    def __init__(self, service: HeartsService, link: Context) -> None:
+    def __init__(
+        self, service: HeartsService, link: Context, *, replays: Replays | None = None
+    ) -> None:
         self.service = service
         self.link = link
+        self.replays = replays if replays is not None else Replays(service.store)
         self._tables: dict[str, _Seat] = {}
 
     # ------------------------------------------------------------------ dispatch
@@ -194,7 +199,7 @@ class HeartsSession:
             self._held_seat(await service.table(message.table), message.token)
             await self._reply(await service.rematch(message.table, message.token), req)
         elif isinstance(message, HeartsReplayAsk):
-            await self.link.send(await replay(service.store, message.table, message.match), req)
+            await self.link.send(await self.replays.get(message.table, message.match), req)
 
     # ------------------------------------------------------------------ seats held
 

@@ -41,7 +41,7 @@ from typing import Any, Literal
 
 from heartsuit.hearts import Match, Rules
 from heartsuit.hearts.actions import Action, Pass, action_from_dict
-from heartsuit.hearts.codes import SEED_COUNT, format_code, has_code, secret_seed
+from heartsuit.hearts.codes import SEED_COUNT, code_of, secret_seed
 from heartsuit.server.core.protocol import json_text
 
 Mode = Literal["computer", "hotseat", "online"]
@@ -184,9 +184,7 @@ class LiveTable:
         """The current match's game code; None when its seed is a secret one, which no code
         writes. Whether it may be shown is the caller's to decide (only once the match is
         over: :func:`heartsuit.server.hearts.frames.table_info`)."""
-        if not has_code(self.seed):
-            return None
-        return format_code(self.record.preset, self.seed, players=self.rules.players)
+        return code_of(self.record.preset, self.seed, players=self.rules.players)
 
     @property
     def seed(self) -> int:

@@ -11,11 +11,14 @@ needs a seat token: once a match is over, everyone may see everything of it.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import anyio
+
 from heartsuit.hearts import Match
-from heartsuit.hearts.codes import format_code, has_code
+from heartsuit.hearts.codes import code_of
 from heartsuit.hearts.record import hand_records
 from heartsuit.server.core.protocol import ErrorCode
 from heartsuit.server.hearts.frames import sheet
@@ -81,9 +84,6 @@ def replay_of(
     if not chosen.over:
         raise HeartsError(ErrorCode.MATCH_RUNNING, f"match {number} is still being played")
     match = chosen.match
-    code = None
-    if has_code(match.seed):
-        code = format_code(record.preset, match.seed, players=match.rules.players)
     return HeartsReplay(
         table=record.id,
         mode=record.mode,
@@ -91,7 +91,7 @@ def replay_of(
         rules=match.rules.to_dict(),
         match=number,
         matches=len(finished),
-        code=code,
+        code=code_of(record.preset, match.seed, players=match.rules.players),
         seats=[
             ReplaySeat(seat=s.seat, name=s.name, kind=s.kind, level=s.level) for s in chosen.seats
         ],
@@ -101,9 +101,35 @@ def replay_of(
     )
 
 
-async def replay(store: TableStore, table_id: str, number: int | None) -> HeartsReplay:
-    """:func:`replay_of` the table as the store holds it (the log is the truth)."""
-    found = await store.get_table(table_id)
-    if found is None:
-        raise HeartsError(ErrorCode.UNKNOWN_TABLE, "there is no such table")
-    return replay_of(*found, number)
+class Replays:
+    """Replays of finished matches, each replayed once: a match that is over never changes, and
+    replaying it is the table's whole log through the engine (about 11 ms of CPU for a match of
+    nine hands). The latest :data:`KEPT` asked for are kept; a first one is made off the event
+    loop. The log is still read for each request, for how many of the table's matches are over
+    by now (cheap: its rematches are counted, nothing is replayed).
+    """
+
+    #: how many finished matches' replays are kept
+    KEPT = 256
+
+    def __init__(self, store: TableStore) -> None:
+        self.store = store
+        self._kept: OrderedDict[tuple[str, int], HeartsReplay] = OrderedDict()
+
+    async def get(self, table_id: str, number: int | None) -> HeartsReplay:
+        """:func:`replay_of` the table as the store holds it (the log is the truth)."""
+        found = await self.store.get_table(table_id)
+        if found is None:
+            raise HeartsError(ErrorCode.UNKNOWN_TABLE, "there is no such table")
+        record, seats, log = found
+        # each rematch follows a match that is over; the last match is over with the table
+        finished = sum(entry.kind == "rematch" for entry in log) + (record.status == "over")
+        kept = self._kept.get((table_id, number or finished))
+        if kept is not None:
+            self._kept.move_to_end((table_id, kept.match))
+            return kept.model_copy(update={"matches": finished})
+        made = await anyio.to_thread.run_sync(replay_of, record, seats, log, number)
+        self._kept[(table_id, made.match)] = made
+        while len(self._kept) > self.KEPT:
+            self._kept.popitem(last=False)
+        return made
