@@ -18,6 +18,7 @@ import pytest
 from websockets.sync.client import connect
 from websockets.typing import Origin
 
+from tests.browser import axe
 from tests.browser.conftest import ServerProcess
 
 pytestmark = pytest.mark.browser
@@ -59,6 +60,7 @@ def test_a_refused_hello_shows_a_calm_note_and_the_page_tries_again(
     note = tab.locator("[data-busy]")
     note.wait_for(state="visible")
     assert "trying again" in note.inner_text()
+    axe.check(tab, "the busy note")
     # the page greets again by itself once the server's second has passed, and plays
     note.wait_for(state="hidden", timeout=20_000)
     tab.click('[data-mode="computer"]')

@@ -249,3 +249,21 @@ def test_the_table_page_shows_the_code_only_once_the_match_is_over_with_its_repl
     tab.wait_for_selector("[data-replay][aria-busy=false]")
     assert len(tab.locator(".hr-seat").all()) == 3
     tab.close()
+
+
+@pytest.mark.parametrize("scale", ["text200", "zoom200"])
+def test_the_replay_fits_a_phone_with_large_text_or_zoom(
+    page: Any, server: ServerProcess, finished: str, scale: str
+) -> None:
+    from tests.browser.test_hearts_sizes import DOUBLE_TEXT, OUTSIDE, scaled
+
+    scaled(page, 320, scale)
+    open_replay(page, server, finished, "id")
+    if scale == "text200":
+        page.add_style_tag(content=DOUBLE_TEXT)
+        page.wait_for_timeout(100)
+    page.keyboard.press("PageDown")
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    assert page.evaluate(OUTSIDE) == []
+    axe.check(page, f"a trick at 320 px, {scale}")
+    screenshot(page, f"hearts-replay-trick-320-{scale}")
