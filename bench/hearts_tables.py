@@ -149,17 +149,28 @@ def serve(port: int, db: str, pace_ms: int, diagnose: str, what_if: str) -> None
     many = 1_000_000
     # the computers' worker processes (a tree from before the pool has no such setting)
     thinkers = os.environ.get("BENCH_THINKERS", "")
-    pool = {"hearts_thinkers": int(thinkers)} if thinkers and has_pool() else {}
+    hearts: dict[str, int] = {"pace_ms": pace_ms}
+    if thinkers and has_pool():
+        hearts["thinkers"] = int(thinkers)
+    games = None
+    try:
+        from heartsuit.server.hearts.game import hearts_game
+        from heartsuit.server.hearts.settings import HeartsSettings
+        from heartsuit.server.solitaire.game import solitaire_game
+
+        games = [solitaire_game(), hearts_game(HeartsSettings(**hearts))]
+        own: dict[str, int] = {}
+    except ImportError:  # a tree from before each game had its own settings (2026-12-06)
+        own = {f"hearts_{name}": value for name, value in hearts.items()}
     if os.environ.get("BENCH_THINKERS_NICE") and has_pool():
         from heartsuit.server.hearts import thinking_pool as hearts_thinking
 
         hearts_thinking.WORKER_NICE = int(os.environ["BENCH_THINKERS_NICE"])  # type: ignore[misc]
     settings = Settings(
-        **pool,  # type: ignore[arg-type]
+        **own,  # type: ignore[arg-type]
         database_url=shared_db or sqlite_url(db),
         redis_url=os.environ.get("BENCH_REDIS_URL", ""),
         port=port,
-        hearts_pace_ms=pace_ms,
         max_connections_per_address=many,
         hellos_per_minute=many,
         new_games_per_minute=many,
@@ -169,10 +180,14 @@ def serve(port: int, db: str, pace_ms: int, diagnose: str, what_if: str) -> None
     )
     # served as `heartsuit serve` serves: its transports (websockets-sansio with the bounded
     # send buffer, h11 with the bounded request head) and options (per-message-deflate...)
-    config = uvicorn_config(
-        settings,
-        log_level="warning",  # `serve` logs every connection at info; not 4,000 lines here
-        backlog=4096,
+    quiet: dict[str, Any] = {
+        "log_level": "warning",  # `serve` logs every connection at info; not 4,000 lines here
+        "backlog": 4096,
+    }
+    config = (
+        uvicorn_config(settings, games, **quiet)
+        if games is not None
+        else uvicorn_config(settings, **quiet)
     )
     # as `serve` does: the collector's serving policy (not with BENCH_GC_FREEZE=0, to measure
     # without)
@@ -186,10 +201,15 @@ def serve(port: int, db: str, pace_ms: int, diagnose: str, what_if: str) -> None
 
 
 def has_pool() -> bool:
-    """Whether the tree measured has the thinking pool (``Settings.hearts_thinkers``)."""
+    """Whether the tree measured has the thinking pool (``HeartsSettings.thinkers``, before
+    that ``Settings.hearts_thinkers``)."""
     from heartsuit.server.core.settings import Settings
 
-    return "hearts_thinkers" in Settings.__dataclass_fields__
+    try:
+        from heartsuit.server.hearts.settings import HeartsSettings
+    except ImportError:
+        return "hearts_thinkers" in Settings.__dataclass_fields__
+    return "thinkers" in HeartsSettings.__dataclass_fields__
 
 
 def log_gc(out: str) -> None:

@@ -29,7 +29,13 @@ SCRIPT = """
 import sys
 from heartsuit.cli.serve_cmd import serve
 from heartsuit.server.core.settings import Settings, sqlite_url
-serve(Settings(database_url=sqlite_url(sys.argv[1]), port=int(sys.argv[2]), **eval(sys.argv[3])))
+from heartsuit.server.hearts.game import hearts_game
+from heartsuit.server.hearts.settings import HeartsSettings
+from heartsuit.server.solitaire.game import solitaire_game
+fields = eval(sys.argv[3])
+hearts = {k.removeprefix("hearts_"): fields.pop(k) for k in list(fields) if k.startswith("hearts_")}
+settings = Settings(database_url=sqlite_url(sys.argv[1]), port=int(sys.argv[2]), **fields)
+serve(settings, [solitaire_game(), hearts_game(HeartsSettings(**hearts))])
 """
 
 

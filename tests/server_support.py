@@ -26,7 +26,10 @@ from starlette.testclient import WebSocketTestSession as Socket
 
 from heartsuit.server.core.settings import Settings, sqlite_url
 from heartsuit.server.core.transport import SEND_NOW
-from heartsuit.server.site.app import create_app
+from heartsuit.server.hearts.game import hearts_game
+from heartsuit.server.hearts.settings import HeartsSettings
+from heartsuit.server.site.app import GameMaker, create_app
+from heartsuit.server.solitaire.game import solitaire_game
 
 #: the origin of TestClient's requests and sockets, which /ws must accept
 TEST_ORIGINS = ("http://testserver",)
@@ -158,14 +161,25 @@ def running_site(
     **settings_fields: Any,
 ) -> Iterator[Site]:
     """The real app on ``db_path`` (created if new), started and stopped around the block;
-    ``settings_fields`` change :class:`Settings` (``hearts_pace_ms=0``: computers at once);
+    ``settings_fields`` change :class:`Settings`, those named ``hearts_…`` the
+    :class:`HeartsSettings` (``hearts_pace_ms=0``: computers at once);
     ``send_now``: a :class:`SendNow` (its ``app`` is set here) offers frames written at once."""
     clock = clock or FakeClock()
     settings_fields.setdefault("origins", TEST_ORIGINS)
     # ``database_url=`` (e.g. a PostgreSQL one) replaces the SQLite file at ``db_path``
     settings_fields.setdefault("database_url", sqlite_url(db_path))
+    # ``hearts_pace_ms=0`` and the like are Hearts' own settings (hearts/settings.py)
+    hearts = {
+        key.removeprefix("hearts_"): settings_fields.pop(key)
+        for key in list(settings_fields)
+        if key.startswith("hearts_")
+    }
     settings = Settings(**settings_fields)
-    app: Any = create_app(settings, clock=clock, analyse=analyse or (lambda code: True))
+    games: list[GameMaker] = [
+        solitaire_game(analyse=analyse or (lambda code: True)),
+        hearts_game(HeartsSettings(**hearts)),
+    ]
+    app: Any = create_app(settings, games=games, clock=clock)
     if send_now is not None:
         send_now.app, app = app, send_now
     with TestClient(app) as client:

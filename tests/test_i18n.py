@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from heartsuit import i18n
+from heartsuit.server.hearts import pages as hearts_pages
 from heartsuit.server.site import pages
 
 TEMPLATE_DIR = pages.TEMPLATE_DIR
@@ -132,8 +133,8 @@ def test_every_hearts_refusal_and_error_has_words_in_both_languages() -> None:
 
 def test_every_hearts_card_preset_and_level_has_a_name() -> None:
     keys = [f"hcard.rank.{r}" for r in "JQKA"] + [f"hcard.suit.{s}" for s in "CDHS"]
-    keys += [f"hearts.preset.{name}" for name, _ in pages.HEARTS_PRESETS]
-    keys += [f"hsetup.preset_help.{name}" for name, _ in pages.HEARTS_PRESETS]
+    keys += [f"hearts.preset.{name}" for name, _ in hearts_pages.HEARTS_PRESETS]
+    keys += [f"hsetup.preset_help.{name}" for name, _ in hearts_pages.HEARTS_PRESETS]
     keys += [f"hearts.level.{level}" for level in ("easy", "normal", "hard")]
     keys += [f"hearts.pass.{d}" for d in ("left", "right", "across", "other")]
     for lang in i18n.LANGUAGES:

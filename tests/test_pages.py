@@ -12,7 +12,9 @@ from starlette.routing import Route
 from starlette.testclient import TestClient
 
 from heartsuit import i18n
+from heartsuit.server.hearts import pages as hearts_pages
 from heartsuit.server.site import pages
+from heartsuit.server.solitaire import pages as solitaire_pages
 from heartsuit.solitaire.layout import ROW, X2
 
 PAGES = {
@@ -29,9 +31,14 @@ PAGES = {
 
 
 def _client() -> TestClient:
-    # only what pages.py owns: the page routes and the static files they link to
+    # only the pages: the site's own, each game's, and the static files they link to
     app = Starlette(
-        routes=[*pages.routes, Route("/static/{path:path}", pages.ASSETS.endpoint)]
+        routes=[
+            *pages.routes,
+            *solitaire_pages.routes,
+            *hearts_pages.routes,
+            Route("/static/{path:path}", pages.ASSETS.endpoint),
+        ]
     )
     return TestClient(app)
 
@@ -172,7 +179,7 @@ def test_the_hearts_start_page_offers_the_modes_presets_and_levels(
     html = client.get("/hearts", params={"lang": lang}).text
     for mode in ("computer", "hotseat", "online"):
         assert f'data-mode="{mode}"' in html
-    for name, players in pages.HEARTS_PRESETS:
+    for name, players in hearts_pages.HEARTS_PRESETS:
         assert f'value="{name}" data-players="{players}"' in html
         assert i18n.translate(lang, f"hearts.preset.{name}").replace("'", "&#39;") in html
     for option in ("jack_of_diamonds", "exactly_100_reset", "passing", "spade_penalties"):
@@ -182,8 +189,8 @@ def test_the_hearts_start_page_offers_the_modes_presets_and_levels(
     match = re.search(r'<script type="application/json" id="hearts-config">(.*?)</script>', html)
     assert match is not None
     config = json.loads(match.group(1))
-    assert config["levels"] == list(pages.HEARTS_LEVELS) == ["easy", "normal", "hard"]
-    assert config["presets"] == [list(p) for p in pages.HEARTS_PRESETS]
+    assert config["levels"] == list(hearts_pages.HEARTS_LEVELS) == ["easy", "normal", "hard"]
+    assert config["presets"] == [list(p) for p in hearts_pages.HEARTS_PRESETS]
     assert _embedded(html) == pages.script_messages(lang, "hearts")
 
 
@@ -212,7 +219,7 @@ def test_a_table_id_or_invite_is_escaped_in_the_page(client: TestClient) -> None
 def test_the_hearts_rules_cover_every_variant_and_the_decisions(client: TestClient) -> None:
     for lang in i18n.LANGUAGES:
         html = client.get("/hearts/rules", params={"lang": lang}).text
-        for name, _ in pages.HEARTS_PRESETS:
+        for name, _ in hearts_pages.HEARTS_PRESETS:
             assert i18n.translate(lang, f"hrules.var.{name}").replace("'", "&#39;") in html
         assert i18n.translate(lang, "hrules.dec.cancel_moon").replace("'", "&#39;") in html
         assert html.count("<h2") >= 12

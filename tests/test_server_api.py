@@ -11,6 +11,7 @@ import pytest
 
 from heartsuit.cli import build_parser, serve_cmd
 from heartsuit.server.core.settings import DEFAULT_DB_FILE, Settings, SettingsError, sqlite_url
+from heartsuit.server.hearts.settings import HeartsSettings
 from heartsuit.server.solitaire import examples
 from heartsuit.solitaire import Game, solve
 from heartsuit.solitaire.codes import deal_for_code
@@ -100,20 +101,20 @@ def test_settings_come_from_the_environment_and_the_command_line() -> None:
 
 
 def test_hearts_pace_and_grace_come_from_the_environment() -> None:
-    default = Settings.from_env({})
-    assert (default.hearts_pace_ms, default.hearts_grace_ms) == (700, 30_000)
-    quick = Settings.from_env(
+    default = HeartsSettings.from_env({})
+    assert (default.pace_ms, default.grace_ms) == (700, 30_000)
+    quick = HeartsSettings.from_env(
         {"HEARTSUIT_HEARTS_PACE_MS": "0", "HEARTSUIT_HEARTS_GRACE_MS": " 1500 "}
     )
-    assert (quick.hearts_pace_ms, quick.hearts_grace_ms) == (0, 1500)
-    assert Settings.from_env({"HEARTSUIT_HEARTS_PACE_MS": ""}).hearts_pace_ms == 700
+    assert (quick.pace_ms, quick.grace_ms) == (0, 1500)
+    assert HeartsSettings.from_env({"HEARTSUIT_HEARTS_PACE_MS": ""}).pace_ms == 700
 
 
 @pytest.mark.parametrize("name", ["HEARTSUIT_HEARTS_PACE_MS", "HEARTSUIT_HEARTS_GRACE_MS"])
 @pytest.mark.parametrize("value", ["-1", "1.5", "fast", "١٢", "86400001"])
 def test_unusable_hearts_timings_are_refused(name: str, value: str) -> None:
     with pytest.raises(SettingsError, match=name):
-        Settings.from_env({name: value})
+        HeartsSettings.from_env({name: value})
 
 
 @pytest.mark.parametrize(
@@ -145,7 +146,7 @@ def test_serve_runs_uvicorn_with_the_chosen_settings(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     seen: list[Settings] = []
-    monkeypatch.setattr(serve_cmd, "serve", seen.append)
+    monkeypatch.setattr(serve_cmd, "serve", lambda settings, games: seen.append(settings))
     monkeypatch.delenv("DATABASE_URL", raising=False)
     monkeypatch.setenv("HEARTSUIT_MAX_TABS_PER_PLAYER", "3")
     db = tmp_path / "g.sqlite3"

@@ -20,9 +20,10 @@ from starlette.websockets import WebSocket
 from heartsuit.server.core.bus import LocalBus, Notice, notice
 from heartsuit.server.core.connection import client_parser, serve_socket
 from heartsuit.server.core.game_service import Context, GameService
+from heartsuit.server.core.player import Player
 from heartsuit.server.core.protocol import ClientMessage, Reply
 from heartsuit.server.core.settings import sqlite_url
-from heartsuit.server.players.service import Player, PlayerService
+from heartsuit.server.players.service import PlayerService
 from heartsuit.server.players.store import SqlPlayersStore
 from heartsuit.server.solitaire.endpoint import SolitaireEndpoint
 from heartsuit.server.solitaire.service import SolitaireService

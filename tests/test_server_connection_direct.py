@@ -27,9 +27,10 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from heartsuit.server.core.bus import LocalBus, Notice, notice
 from heartsuit.server.core.connection import serve_socket
 from heartsuit.server.core.game_service import Context, GameService
+from heartsuit.server.core.player import Player
 from heartsuit.server.core.protocol import ClientMessage, Reply
 from heartsuit.server.core.settings import sqlite_url
-from heartsuit.server.players.service import Player, PlayerService
+from heartsuit.server.players.service import PlayerService
 from heartsuit.server.players.store import SqlPlayersStore
 from heartsuit.server.storage.db import Database
 from tests.server_support import FakeClock, Peer, SendNow

@@ -18,8 +18,15 @@ from heartsuit.cards import Card
 from heartsuit.hearts import Rules
 from heartsuit.hearts.driver import computer_action
 from heartsuit.server.core.protocol import encode
-from heartsuit.server.hearts.frames import PATCHED_FIELDS, StateFrames, apply_patch, table_state
+from heartsuit.server.hearts.frames import (
+    PATCHED_FIELDS,
+    StateFrames,
+    apply_patch,
+    error_frame,
+    table_state,
+)
 from heartsuit.server.hearts.live_table import LiveTable, LogEntry, SeatRecord, TableRecord
+from heartsuit.server.hearts.protocol import HeartsErrorReply
 
 PRESETS: list[tuple[str, dict[str, Any]]] = [
     ("standard", {}),
@@ -282,3 +289,17 @@ def test_the_last_hand_names_the_cards_that_make_its_points(
         live.apply(live.entry("action", action.to_dict(), 2 + steps))
         steps += 1
     assert seen == 2, "two hands ended"
+
+
+def test_an_error_with_its_state_is_the_text_of_the_model_holding_that_state() -> None:
+    live = new_table("standard", {})
+    frames = StateFrames()
+    shown: dict[str, Any] = {
+        "you": [0], "view_seat": 0, "host": True, "connected": [0], "away": []
+    }
+    state = table_state(live, **shown)
+    reply = HeartsErrorReply(code="stale", message="The table moved on", reason=None)
+    with_state = error_frame(reply, frames.text(live, **shown))
+    assert with_state.text == encode(reply.model_copy(update={"state": state}))
+    assert json.loads(with_state.text)["state"] == json.loads(encode(state))
+    assert error_frame(reply, None).text == encode(reply)

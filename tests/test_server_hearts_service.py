@@ -169,8 +169,8 @@ def test_a_table_keeps_one_lock_and_an_unknown_one_leaves_none(tmp_path: Path) -
             del lock
             gc.collect()
             assert "nosuchtable00000" not in service._locks
-            assert "nosuchtable00000" not in service._held_locks
-            assert table_id not in service._held_locks
+            assert not service._locks.is_kept("nosuchtable00000")
+            assert not service._locks.is_kept(table_id)
             assert table_id not in service._locks
 
     asyncio.run(run())

@@ -35,8 +35,10 @@ from heartsuit.hearts.actions import Action, Pass
 from heartsuit.hearts.driver import SeatPlayer, advance, computer_seed, decide
 from heartsuit.server.core.bus import LocalBus
 from heartsuit.server.core.settings import Settings, SettingsError, sqlite_url
+from heartsuit.server.hearts.game import hearts_game
 from heartsuit.server.hearts.protocol import HeartsCreate, SeatChoice
 from heartsuit.server.hearts.service import HeartsService
+from heartsuit.server.hearts.settings import HeartsSettings
 from heartsuit.server.hearts.store import SqlTableStore
 from heartsuit.server.hearts.thinking_pool import IN_PROCESS_LEVELS, ThinkingPool
 from heartsuit.server.site.app import create_app
@@ -276,13 +278,16 @@ def test_a_stop_with_a_decision_in_flight_ends_and_leaves_no_worker(tmp_path: Pa
 
 
 def test_serve_thinks_in_one_worker_per_core_unless_told() -> None:
-    assert Settings().hearts_thinkers == 0  # a Settings made in code: in process
-    assert Settings.from_env({}).hearts_thinkers == (os.cpu_count() or 1)
-    assert Settings.from_env({"HEARTSUIT_HEARTS_THINKERS": "3"}).hearts_thinkers == 3
-    assert Settings.from_env({"HEARTSUIT_HEARTS_THINKERS": "0"}).hearts_thinkers == 0
+    assert HeartsSettings().thinkers == 0  # settings made in code: in process
+    assert HeartsSettings.from_env({}).thinkers == (os.cpu_count() or 1)
+    assert HeartsSettings.from_env({"HEARTSUIT_HEARTS_THINKERS": "3"}).thinkers == 3
+    assert HeartsSettings.from_env({"HEARTSUIT_HEARTS_THINKERS": "0"}).thinkers == 0
     with pytest.raises(SettingsError, match="HEARTSUIT_HEARTS_THINKERS"):
-        Settings.from_env({"HEARTSUIT_HEARTS_THINKERS": "two"})
+        HeartsSettings.from_env({"HEARTSUIT_HEARTS_THINKERS": "two"})
     with pytest.raises(SettingsError, match="processes"):
-        Settings(hearts_thinkers=-1)
-    app = create_app(Settings(database_url="sqlite+aiosqlite:///unused", hearts_thinkers=3))
+        HeartsSettings(thinkers=-1)
+    app = create_app(
+        Settings(database_url="sqlite+aiosqlite:///unused"),
+        games=[hearts_game(HeartsSettings(thinkers=3))],
+    )
     assert app.state.hearts.thinking.workers == 3

@@ -10,6 +10,7 @@ under ``TYPE_CHECKING`` counts too.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -28,15 +29,7 @@ MAY_IMPORT: dict[str, frozenset[str]] = {
 }
 
 #: imports against the rules, each kept until the step that removes it: (file, package it imports)
-ALLOWED: frozenset[tuple[str, str]] = frozenset(
-    {
-        # a connection answers ``hello`` with the player, and a game's session is given the
-        # Player: the core reaches up to players/ until the core owns the Player type and a
-        # players interface that players/service.py implements (issue 29's next step)
-        ("core/connection.py", "players"),
-        ("core/game_service.py", "players"),
-    }
-)
+ALLOWED: frozenset[tuple[str, str]] = frozenset()
 
 
 def module_of(path: Path) -> str:
@@ -97,6 +90,70 @@ def test_the_core_storage_and_players_import_no_game(package: str) -> None:
     games = {"hearts", "solitaire", "site"}
     bad = {(f, p) for f, p in wrong_way() if f.startswith(f"{package}/") and p in games}
     assert not bad, f"{package}/ imports a game: {sorted(bad)}"
+
+
+#: the words that name a game (a whole word of a name or a text: not "heartsuit")
+GAME_WORDS = re.compile(r"(?<![a-z])(hearts?|solitaire|h2h)(?![a-z])", re.IGNORECASE)
+
+
+def named_games(path: Path) -> list[tuple[int, str]]:
+    """Each name (variable, attribute, function, class, argument) and each text that is not a
+    docstring in ``path`` that names a game, with its line: comments and docstrings may speak
+    of the games as examples, the code may not depend on one."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            text = "" if id(node) in docstrings else node.value
+        elif isinstance(node, ast.Name):
+            text = node.id
+        elif isinstance(node, ast.Attribute):
+            text = node.attr
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            text = node.name
+        elif isinstance(node, ast.arg):
+            text = node.arg
+        else:
+            continue
+        if GAME_WORDS.search(text.replace("_", " ")):
+            found.append((getattr(node, "lineno", 0), text))
+    return found
+
+
+@pytest.mark.parametrize("package", ["core", "storage", "players"])
+def test_the_core_storage_and_players_name_no_game(package: str) -> None:
+    named = {
+        f"{path.relative_to(SERVER)}:{line}: {text[:40]!r}"
+        for path in sorted((SERVER / package).rglob("*.py"))
+        if "migrations" not in path.parts  # a migration names the tables it made, once
+        for line, text in named_games(path)
+    }
+    assert not named, sorted(named)
+
+
+def test_the_game_names_check_sees_a_game(tmp_path: Path) -> None:
+    planted = tmp_path / "planted.py"
+    planted.write_text(
+        '"""Hearts in a docstring is fine."""\n'
+        "# so is solitaire in a comment\n"
+        "heartsuit_name = 'heartsuit'\n"
+        "UNKNOWN_TABLE_CODE = 1\n"
+        "pace = settings.hearts_pace_ms\n"
+        "kinds = ('solitaire.new',)\n",
+        encoding="utf-8",
+    )
+    assert [text for _, text in named_games(planted)] == [
+        "hearts_pace_ms",
+        "solitaire.new",
+    ]
 
 
 def test_no_game_imports_another() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from enum import StrEnum
 
 import pytest
 from hypothesis import given, settings
@@ -23,10 +24,14 @@ from heartsuit.server.core.protocol import (
     json_text,
     request_id,
 )
+from heartsuit.server.hearts.protocol import MESSAGE_KEYS as HEARTS_KEYS
+from heartsuit.server.hearts.protocol import HeartsErrorCode
 from heartsuit.server.hearts.store import _data_text
+from heartsuit.server.solitaire.protocol import MESSAGE_KEYS as SOLITAIRE_KEYS
 from heartsuit.server.solitaire.protocol import (
     MESSAGES,
     SettingsUpdate,
+    SolitaireErrorCode,
     SolitaireNew,
     SolitaireTap,
 )
@@ -38,7 +43,7 @@ parse_client = PARSER.parse
 CLIENT_TYPES = PARSER.types
 
 
-def code_of(call: Callable[[], object]) -> ErrorCode:
+def code_of(call: Callable[[], object]) -> StrEnum:
     with pytest.raises(ProtocolError) as caught:
         call()
     return caught.value.code
@@ -128,7 +133,13 @@ LANGS: list[messages.Lang] = ["id", "en"]
 def test_every_error_and_code_problem_has_a_message_in_both_languages(
     lang: messages.Lang,
 ) -> None:
-    keys = [f"server.error.{c.value}" for c in ErrorCode if c is not ErrorCode.BAD_CODE]
+    keys = [f"server.error.{c.value}" for c in ErrorCode]
+    keys += [
+        f"server.error.{c.value}"
+        for c in (*SolitaireErrorCode, *HeartsErrorCode)
+        if c not in (SolitaireErrorCode.BAD_CODE, HeartsErrorCode.BAD_CODE)
+    ]
+    keys.append("server.error.solitaire_stale")
     keys += [f"server.code.{p.value}" for p in CodeProblem]
     keys.append("server.code.empty")  # the solitaire's own word for an empty code
     keys += [f"server.hcode.{p.value}" for p in CodeProblem]  # Hearts' own words
@@ -137,7 +148,7 @@ def test_every_error_and_code_problem_has_a_message_in_both_languages(
     for key in keys:
         text = messages.text(lang, key, code="HH1", limit=1, type="t", field="f", seconds=1)
         assert text and text != key and "{" not in text, key
-    assert set(keys) == set(messages.keys())
+    assert set(keys) == {*messages.keys(), *SOLITAIRE_KEYS, *HEARTS_KEYS}
     assert messages.text("id", "server.move.must_match") == "Harus bernilai sama"
     assert messages.text("en", "server.move.must_match") == "Must be the same rank"
 

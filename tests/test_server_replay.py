@@ -16,9 +16,11 @@ from starlette.testclient import TestClient
 
 from heartsuit.server.core.protocol import ProtocolError
 from heartsuit.server.core.settings import Settings, sqlite_url
+from heartsuit.server.hearts.game import hearts_game
 from heartsuit.server.players.service import PlayerService
 from heartsuit.server.players.store import SqlPlayersStore
 from heartsuit.server.site.app import create_app
+from heartsuit.server.solitaire.game import solitaire_game
 from heartsuit.server.solitaire.service import SolitaireService, _action_value
 from heartsuit.server.solitaire.store import (
     GameRecord,
@@ -107,8 +109,8 @@ def test_a_failed_log_write_closes_the_socket_and_the_log_stays_the_truth(
     store = FailingOnce(database)
     app = create_app(
         Settings(database_url=sqlite_url(db), origins=TEST_ORIGINS),
+        games=[solitaire_game(store=store), hearts_game()],
         database=database,
-        solitaire_store=store,
         clock=FakeClock(),
     )
     with TestClient(app) as client:

@@ -7,9 +7,10 @@ from pathlib import Path
 
 from heartsuit.server.core import messages
 from heartsuit.server.core.game_service import NoticeNow, OnNotice
+from heartsuit.server.core.player import Player
 from heartsuit.server.core.protocol import Encoded, Reply, encode
 from heartsuit.server.core.settings import sqlite_url
-from heartsuit.server.players.service import Player, PlayerChanged, PlayerService
+from heartsuit.server.players.service import PlayerChanged, PlayerService
 from heartsuit.server.players.store import SqlPlayersStore
 from heartsuit.server.solitaire.endpoint import SolitaireEndpoint
 from heartsuit.server.solitaire.protocol import PlayerSettings, SettingsUpdate, SolitaireNew

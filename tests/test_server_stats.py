@@ -12,10 +12,11 @@ from hypothesis import strategies as st
 from sqlalchemy import event as sa_event
 from sqlalchemy import text
 
-from heartsuit.server.core.protocol import ErrorCode, ProtocolError
+from heartsuit.server.core.protocol import ProtocolError
 from heartsuit.server.core.settings import sqlite_url
 from heartsuit.server.players.service import PlayerService
 from heartsuit.server.players.store import SqlPlayersStore
+from heartsuit.server.solitaire.protocol import SolitaireErrorCode
 from heartsuit.server.solitaire.service import SolitaireService
 from heartsuit.server.solitaire.stats import close_game, recount, tally, under_way
 from heartsuit.server.solitaire.store import (
@@ -181,7 +182,8 @@ def test_the_running_totals_always_equal_a_count_of_the_rows(
                         played = await service.tap(player, current, value)
                     current = played.live.record.id
                 except ProtocolError as err:
-                    assert err.code in (ErrorCode.GAME_UNDER_WAY, ErrorCode.GAME_OVER)
+                    refused = (SolitaireErrorCode.GAME_UNDER_WAY, SolitaireErrorCode.GAME_OVER)
+                    assert err.code in refused
             rows = await store.player_games(player)
             for status in sorted({row.status.value for row in rows}):
                 event(f"a game {status}")

@@ -13,6 +13,7 @@ leases and presence between the processes) and should use a shared database such
 from __future__ import annotations
 
 import argparse
+import os
 from typing import TYPE_CHECKING, Any
 
 from heartsuit.server.core.settings import DEFAULT_HOST, DEFAULT_PORT, limits_help
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
 
     from heartsuit.server.core.collector import Sweeper
     from heartsuit.server.core.settings import Settings
+    from heartsuit.server.site.app import GameMaker
 
 
 def _port(text: str) -> int:
@@ -77,10 +79,13 @@ def _workers(text: str) -> int:
     return count
 
 
-def uvicorn_config(settings: Settings, **overrides: Any) -> uvicorn.Config:
-    """How uvicorn serves the site: the bounded transports of :mod:`heartsuit.server.core.transport`
-    and the settings' limits (docs/site.md, "Limits"). ``overrides``: further
-    :class:`uvicorn.Config` options (the load bench's quieter log and longer backlog)."""
+def uvicorn_config(
+    settings: Settings, games: list[GameMaker] | None = None, **overrides: Any
+) -> uvicorn.Config:
+    """How uvicorn serves the site (with ``games``, by default the site's own): the bounded
+    transports of :mod:`heartsuit.server.core.transport` and the settings' limits (docs/site.md,
+    "Limits"). ``overrides``: further :class:`uvicorn.Config` options (the load bench's quieter
+    log and longer backlog)."""
     import copy
 
     import uvicorn
@@ -94,7 +99,7 @@ def uvicorn_config(settings: Settings, **overrides: Any) -> uvicorn.Config:
     logging_config = copy.deepcopy(LOGGING_CONFIG)
     logging_config["loggers"]["heartsuit"] = {"handlers": ["default"], "level": "INFO"}
     return uvicorn.Config(
-        create_app(settings),
+        create_app(settings, games=games),
         host=settings.host,
         port=settings.port,
         http=http_protocol(
@@ -142,20 +147,19 @@ def settle_process() -> Sweeper:
     return settle()
 
 
-def serve(settings: Settings) -> None:
+def serve(settings: Settings, games: list[GameMaker] | None = None) -> None:
     """Run the site until a signal stops it."""
     import uvicorn
 
-    config = uvicorn_config(settings)
+    config = uvicorn_config(settings, games)
     settle_process()
     uvicorn.Server(config).run()
 
 
-def serve_workers(settings: Settings, workers: int) -> int:
+def serve_workers(settings: Settings, workers: int, games: list[GameMaker] | None = None) -> int:
     """Run ``workers`` server processes on one socket until SIGTERM or SIGINT; a worker that
     dies is started again (after a pause, so a worker that cannot start does not spin)."""
     import contextlib
-    import os
     import signal
     import socket
     import time
@@ -178,7 +182,7 @@ def serve_workers(settings: Settings, workers: int) -> int:
             signal.signal(signal.SIGINT, signal.SIG_DFL)
             code = 0
             try:
-                config = uvicorn_config(settings)
+                config = uvicorn_config(settings, games)
                 settle_process()
                 uvicorn.Server(config).run(sockets=[sock])
             except BaseException:  # a worker reports what stopped it and exits, never returns
@@ -220,11 +224,14 @@ def serve_workers(settings: Settings, workers: int) -> int:
 
 def run(args: argparse.Namespace) -> int:
     from heartsuit.server.core.settings import Settings, SettingsError, limits_from_env
+    from heartsuit.server.site.app import default_games
 
     try:
         settings = limits_from_env(
             Settings.from_env(db_path=args.db, host=args.host, port=args.port)
         )
+        # each game's own settings from the environment (HEARTSUIT_HEARTS_…)
+        games = default_games(os.environ)
     except SettingsError as err:
         print(f"heartsuit serve: {err}")
         return 2
@@ -238,6 +245,6 @@ def run(args: argparse.Namespace) -> int:
     where = settings.database_url.split("@")[-1]  # never print a password in a URL
     print(f"heartsuit: http://{settings.host}:{settings.port}/  (data: {where})", flush=True)
     if workers > 1:
-        return serve_workers(settings, workers)
-    serve(settings)
+        return serve_workers(settings, workers, games)
+    serve(settings, games)
     return 0

@@ -39,6 +39,7 @@ from heartsuit.server.core import messages
 from heartsuit.server.core.bus import Bus, Notice
 from heartsuit.server.core.game_service import GameService, NoticeNow, OnNotice, Session
 from heartsuit.server.core.limits import Limits
+from heartsuit.server.core.player import Player, Players, player_channel
 from heartsuit.server.core.protocol import (
     COMMON_MESSAGES,
     Encoded,
@@ -58,7 +59,6 @@ from heartsuit.server.core.protocol import (
     request_id,
 )
 from heartsuit.server.core.transport import SEND_NOW, SendNow
-from heartsuit.server.players.service import Player, PlayerService, player_channel
 
 log = logging.getLogger("heartsuit.server")
 
@@ -87,7 +87,7 @@ class Connection:
     def __init__(
         self,
         socket: WebSocket,
-        players: PlayerService,
+        players: Players,
         games: Sequence[GameService],
         bus: Bus,
         max_frame_bytes: int,
@@ -351,11 +351,7 @@ class Connection:
             self._sending -= 1
 
     async def _send_error(self, err: ProtocolError, req: int | None) -> None:
-        if err.code is ErrorCode.BAD_CODE:
-            key = f"server.code.{err.values.get('problem', 'parts')}"
-        else:
-            key = f"server.error.{err.code.value}"
-        text = messages.text(self.lang, key, **err.values)
+        text = messages.text(self.lang, err.message_key, **err.values)
         seconds = err.values.get("seconds")
         if err.code is ErrorCode.RATE_LIMITED and isinstance(seconds, int):
             reply: ErrorReply = RateLimitedReply(code=err.code, message=text, retry_after=seconds)
@@ -379,7 +375,7 @@ def client_parser(games: Sequence[GameService]) -> MessageParser:
 
 async def serve_socket(
     socket: WebSocket,
-    players: PlayerService,
+    players: Players,
     games: Sequence[GameService],
     bus: Bus,
     max_frame_bytes: int,

@@ -1,6 +1,10 @@
-"""What a game must be to live on ``/ws``: the seam between one connection and the games.
+"""What a game must be to live on the site: the seam between the core and the games.
 
-A game registers one :class:`GameService` in ``app.py``. It declares the client messages it
+A game is a :class:`Game`: its name, its pages and APIs, its end of ``/ws`` (a
+:class:`GameService`), which of its messages the site's limits count, and its start and stop.
+``site/app.py``'s ``create_app(settings, games=…)`` mounts each; the core never names one.
+
+On ``/ws`` a game has one :class:`GameService`. It declares the client messages it
 owns (their ``type`` strings must be new to the site) and, for every connection, opens a
 :class:`Session`: that game's part of the conversation with one tab, holding whatever the tab
 needs remembered (the settings it was last sent, the table it sits at). The connection
@@ -16,15 +20,16 @@ there reaches every session's :meth:`Session.notice`. A session follows further 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Protocol
 
 from pydantic import BaseModel
+from starlette.routing import BaseRoute
 
 from heartsuit.i18n import Lang
 from heartsuit.server.core.bus import Notice
+from heartsuit.server.core.player import Player
 from heartsuit.server.core.protocol import ClientMessage, Encoded, Reply
-from heartsuit.server.players.service import Player
 
 OnNotice = Callable[[Notice], Awaitable[None]]
 """Called with each notice of a followed channel; a ``ProtocolError`` it raises is ignored
@@ -100,4 +105,47 @@ class GameService(Protocol):
 
     def session(self, context: Context) -> Session:
         """This game's part of a new connection."""
+        ...
+
+
+class Game(Protocol):
+    """A game as the site mounts it (made by the game's package from the site's parts)."""
+
+    @property
+    def name(self) -> str:
+        """Its short name (``hearts``): its service is ``app.state.<name>``, its preferences
+        are stored under it."""
+        ...
+
+    @property
+    def service(self) -> object:
+        """The game's service (for ``app.state``, the tests and the benches)."""
+        ...
+
+    @property
+    def endpoint(self) -> GameService:
+        """Its end of ``/ws``."""
+        ...
+
+    @property
+    def routes(self) -> Sequence[BaseRoute]:
+        """Its pages and HTTP APIs."""
+        ...
+
+    @property
+    def new_game_messages(self) -> tuple[str, ...]:
+        """The message types that start a game (counted by ``new_games_per_minute``)."""
+        ...
+
+    @property
+    def lookup_messages(self) -> tuple[str, ...]:
+        """The message types that look up something by a short secret (``lookups_per_minute``)."""
+        ...
+
+    async def start(self) -> None:
+        """The database is open: resume what was under way (a table's computers play on)."""
+        ...
+
+    async def stop(self) -> None:
+        """The site is stopping: let go of tasks, workers and leases."""
         ...

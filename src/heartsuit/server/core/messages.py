@@ -9,24 +9,13 @@ from __future__ import annotations
 from typing import Final, Literal
 
 from heartsuit import i18n
-from heartsuit.gamecodes import CodeProblem
 from heartsuit.server.core.protocol import ErrorCode
 
 Lang = Literal["id", "en"]
 
-#: every catalog key the server may ask for
-KEYS: Final = (
-    # a bad code is explained by its problem (server.code.…), not by a generic text
-    *(f"server.error.{code.value}" for code in ErrorCode if code is not ErrorCode.BAD_CODE),
-    *(f"server.code.{problem.value}" for problem in CodeProblem),
-    "server.code.empty",
-    # a bad Hearts code (hearts.create) is explained in Hearts' words (server.hcode.…)
-    *(f"server.hcode.{problem.value}" for problem in CodeProblem),
-    "server.hcode.empty",
-    "server.hcode.people",
-    "server.move.must_match",
-    "server.move.covered",
-)
+#: every catalog key the core may ask for (each game lists its own: ``MESSAGE_KEYS`` beside its
+#: protocol)
+KEYS: Final = tuple(f"server.error.{code.value}" for code in ErrorCode)
 
 
 def text(lang: Lang, key: str, /, **values: object) -> str:
@@ -35,5 +24,5 @@ def text(lang: Lang, key: str, /, **values: object) -> str:
 
 
 def keys() -> tuple[str, ...]:
-    """Every key the server may ask for (for the docs and the catalog tests)."""
+    """Every key the core may ask for (for the docs and the catalog tests)."""
     return KEYS

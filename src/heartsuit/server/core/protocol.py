@@ -24,46 +24,18 @@ from pydantic import BaseModel, ConfigDict, JsonValue, StrictInt, ValidationErro
 
 
 class ErrorCode(StrEnum):
-    """The ``code`` of an ``error`` reply; a client can act on it, a person reads ``message``.
-
-    One list for the whole site (each code has a message in the catalogs, ``server.error.…``);
-    the codes from ``bad_code`` to ``game_over`` belong to Heart to Heart, those from
-    ``unknown_table`` to ``match_running`` to Hearts tables, the last ones to the site's limits.
-    """
+    """The ``code`` of an ``error`` reply that any message may get; a client can act on it, a
+    person reads ``message``. Each game adds its own codes (a ``StrEnum`` beside its protocol);
+    every code has a message in the catalogs, ``server.error.<code>``."""
 
     BAD_JSON = "bad_json"
     TOO_LARGE = "too_large"
     UNKNOWN_TYPE = "unknown_type"
     BAD_MESSAGE = "bad_message"
     NO_PLAYER = "no_player"
-    BAD_CODE = "bad_code"
-    UNKNOWN_GAME = "unknown_game"
-    BAD_TARGET = "bad_target"
-    GAME_OVER = "game_over"
-    GAME_UNDER_WAY = "game_under_way"
-    # --- Hearts tables ---
-    UNKNOWN_TABLE = "unknown_table"
-    BAD_INVITE = "bad_invite"
-    BAD_TOKEN = "bad_token"
-    BAD_CARD = "bad_card"
-    BAD_NAME = "bad_name"
-    BAD_RULES = "bad_rules"
-    BAD_LEVEL = "bad_level"
-    NOT_OPEN = "not_open"
-    NOT_YOUR_TURN = "not_your_turn"
-    WRONG_PHASE = "wrong_phase"
-    ILLEGAL = "illegal"
+    #: an intent made on a state that has moved on (a game kept as an event log)
     STALE = "stale"
-    TABLE_FULL = "table_full"
-    TABLE_STARTED = "table_started"
-    SEAT_TAKEN = "seat_taken"
-    SEAT_BUSY = "seat_busy"
-    NOT_HOST = "not_host"
-    NOT_OVER = "not_over"
-    IN_USE = "in_use"
-    TAKEN_OVER = "taken_over"
-    MATCH_RUNNING = "match_running"
-    # --- limits (any game) ---
+    # --- limits ---
     BAD_TEXT = "bad_text"
     TOO_MANY_CONNECTIONS = "too_many_connections"
     TOO_MANY_TABS = "too_many_tabs"
@@ -73,10 +45,16 @@ class ErrorCode(StrEnum):
 class ProtocolError(ValueError):
     """A message refused before anything changed; ``detail`` is for logs and English messages."""
 
-    def __init__(self, code: ErrorCode, detail: str = "", /, **values: object) -> None:
+    def __init__(
+        self, code: StrEnum, detail: str = "", /, *, message_key: str = "", **values: object
+    ) -> None:
         super().__init__(detail or code.value)
+        #: the core's :class:`ErrorCode` or a game's own
         self.code = code
         self.detail = detail
+        #: the catalog key of the message the page shows (``server.error.<code>`` unless the
+        #: refusal has a more precise one, such as a bad code's problem)
+        self.message_key = message_key or f"server.error.{code.value}"
         #: values for the translated message's placeholders
         self.values = values
 
@@ -136,7 +114,8 @@ class LangReply(Reply):
 
 class ErrorReply(Reply):
     type: Literal["error"] = "error"
-    code: ErrorCode
+    #: an :class:`ErrorCode` or a game's own code
+    code: str
     message: str
 
 

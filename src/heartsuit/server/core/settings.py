@@ -6,15 +6,11 @@ tests and ``heartsuit serve`` all describe a server the same way.
 - ``DATABASE_URL`` (any SQLAlchemy async URL, e.g. ``postgresql+asyncpg://…``) wins over
 - ``HEARTSUIT_DB`` (a SQLite file path), which wins over the default ``heartsuit.sqlite3`` in the
   current directory.
-- ``HEARTSUIT_HEARTS_PACE_MS`` and ``HEARTSUIT_HEARTS_GRACE_MS`` (whole milliseconds, 0 or more)
-  set how fast computers play at a Hearts table and how long a dropped person keeps the seat;
-  the browser tests run the real server with computers at once and a short grace.
-- ``REDIS_URL`` makes the site one of several processes (the bus, table leases and presence in
-  Redis); ``HEARTSUIT_HEARTS_LEASE_MS`` is how long a table's lease lasts unless renewed, so
-  how soon another process takes over the tables of one that died.
-- ``HEARTSUIT_HEARTS_THINKERS`` is how many worker processes the computer players think in
-  (each serving process has its own); unset, one per core; 0: in a thread of the serving
-  process. A ``Settings`` made in code (the tests' apps) thinks in process unless told.
+- ``REDIS_URL`` makes the site one of several processes (the bus and each game's shared state
+  in Redis).
+
+What each game needs besides is its own (``hearts/settings.py``, ``solitaire/settings.py``):
+the core knows no game.
 """
 
 from __future__ import annotations
@@ -29,13 +25,6 @@ from typing import Final
 DEFAULT_DB_FILE: Final = "heartsuit.sqlite3"
 DEFAULT_HOST: Final = "127.0.0.1"
 DEFAULT_PORT: Final = 8000
-DEFAULT_HEARTS_PACE_MS: Final = 700
-DEFAULT_HEARTS_GRACE_MS: Final = 30_000
-DEFAULT_HEARTS_LEASE_MS: Final = 5000
-#: the most worker processes a serving process may think in
-MAX_THINKERS: Final = 256
-#: a lease renewed every third of its time must outlast a busy event loop's pauses
-MIN_HEARTS_LEASE_MS: Final = 300
 #: the protocol's frame limit (contract: "frames over 16 KiB → an error reply")
 MAX_FRAME_BYTES: Final = 16 * 1024
 #: uvicorn's own limit sits well above ours so that an oversized frame still reaches the app and
@@ -63,24 +52,6 @@ class Settings:
     host: str = DEFAULT_HOST
     port: int = DEFAULT_PORT
     max_frame_bytes: int = MAX_FRAME_BYTES
-    #: how many random deals "winnable deals only" may try before settling for an unproven one
-    winnable_attempts: int = 40
-    #: how many games the service keeps replayed in memory (others are replayed from the log)
-    live_games: int = 2000
-    #: how long a computer player takes per card at a Hearts table (0: at once, as in tests)
-    hearts_pace_ms: int = DEFAULT_HEARTS_PACE_MS
-    #: how long a person who dropped out of an online table keeps the seat to themselves
-    #: before a computer plays for them (they take it back whenever they return)
-    hearts_grace_ms: int = DEFAULT_HEARTS_GRACE_MS
-    #: several processes only: how long a process's lease on a table lasts unless renewed
-    #: (renewed every third of it); a process that dies loses its tables after at most this
-    hearts_lease_ms: int = DEFAULT_HEARTS_LEASE_MS
-    #: worker processes the Hearts computer players think in (docs/site.md, "Computer players
-    #: think in a pool of processes"); 0: a thread of this process. ``from_env`` (``heartsuit
-    #: serve``) makes it one per core unless ``HEARTSUIT_HEARTS_THINKERS`` says otherwise
-    hearts_thinkers: int = 0
-    #: how many Hearts tables the service keeps replayed in memory
-    live_tables: int = 2000
     #: SQL echo, for debugging the store
     echo_sql: bool = False
     # --- limits against abuse (docs/site.md, "Limits"); the transport's are in transport.py
@@ -105,12 +76,12 @@ class Settings:
     hellos_per_minute: int = 60
     #: ``hello`` messages that make a new player id, per client address and minute
     new_players_per_minute: int = 120
-    #: new games (``solitaire.new``, ``solitaire.restart``, ``hearts.create``) per player and
-    #: minute
+    #: messages that start a game, per player and minute (each game names its own:
+    #: ``Game.new_game_messages``)
     new_games_per_minute: int = 30
-    #: table lookups (``hearts.invite``: an invite code tried; ``hearts.replay``: a finished
-    #: match's replay) per player and minute: the invite is the one short secret a stranger can
-    #: try, so its guesses are counted (docs/site.md, "Secret match seeds")
+    #: messages that look something up by a short secret a stranger could guess (a Hearts
+    #: invite), per player and minute (``Game.lookup_messages``; docs/site.md, "Secret match
+    #: seeds")
     lookups_per_minute: int = 30
     #: each per-player rate above is also limited per client address, to this many times the
     #: player's: an address may stand for many people, and a flood from one still stops
@@ -127,18 +98,6 @@ class Settings:
             raise SettingsError(f"the port must be 0..65535, not {self.port}")
         if self.max_frame_bytes < 256:
             raise SettingsError(f"frames of {self.max_frame_bytes} bytes are too small to talk")
-        if self.hearts_pace_ms < 0 or self.hearts_grace_ms < 0:
-            raise SettingsError("the Hearts pace and grace period cannot be negative")
-        if not 0 <= self.hearts_thinkers <= MAX_THINKERS:
-            raise SettingsError(
-                f"the computer players think in 0..{MAX_THINKERS} processes, "
-                f"not {self.hearts_thinkers}"
-            )
-        if self.hearts_lease_ms < MIN_HEARTS_LEASE_MS:
-            raise SettingsError(
-                f"a table lease of {self.hearts_lease_ms} ms is too short "
-                f"(at least {MIN_HEARTS_LEASE_MS} ms)"
-            )
         counts = (
             self.max_connections_per_address,
             self.max_tabs_per_player,
@@ -184,10 +143,6 @@ class Settings:
         settings = cls(
             database_url=url,
             redis_url=env.get("REDIS_URL", "").strip(),
-            hearts_pace_ms=_env_ms(env, "HEARTSUIT_HEARTS_PACE_MS", DEFAULT_HEARTS_PACE_MS),
-            hearts_grace_ms=_env_ms(env, "HEARTSUIT_HEARTS_GRACE_MS", DEFAULT_HEARTS_GRACE_MS),
-            hearts_lease_ms=_env_ms(env, "HEARTSUIT_HEARTS_LEASE_MS", DEFAULT_HEARTS_LEASE_MS),
-            hearts_thinkers=_env_thinkers(env),
         )
         if host is not None:
             settings = replace(settings, host=host)
@@ -288,12 +243,12 @@ def limits_from_env(settings: Settings, env: Mapping[str, str] | None = None) ->
     return replace(settings, **changes)  # type: ignore[arg-type]
 
 
-#: the longest pace or grace period the environment may ask for (a day): a typo such as an
+#: the longest duration the environment may ask for (a game's pace, say) (a day): a typo such as an
 #: extra digit should be refused, not make a table wait for weeks
 MAX_ENV_MS: Final = 24 * 60 * 60 * 1000
 
 
-def _env_ms(env: Mapping[str, str], name: str, default: int) -> int:
+def env_ms(env: Mapping[str, str], name: str, default: int) -> int:
     """A duration in whole milliseconds from ``env[name]`` (unset or blank: ``default``)."""
     raw = env.get(name, "").strip()
     if not raw:
@@ -304,18 +259,3 @@ def _env_ms(env: Mapping[str, str], name: str, default: int) -> int:
     if value > MAX_ENV_MS:
         raise SettingsError(f"{name} must be at most {MAX_ENV_MS} ms (a day), not {value}")
     return value
-
-
-def default_thinkers() -> int:
-    """One thinking process per core: a decision is CPU work and nothing else."""
-    return os.cpu_count() or 1
-
-
-def _env_thinkers(env: Mapping[str, str]) -> int:
-    """``HEARTSUIT_HEARTS_THINKERS`` (unset or blank: one per core)."""
-    raw = env.get("HEARTSUIT_HEARTS_THINKERS", "").strip()
-    if not raw:
-        return default_thinkers()
-    if not raw.isdigit() or not raw.isascii():
-        raise SettingsError(f"HEARTSUIT_HEARTS_THINKERS must be a whole number, not {raw!r}")
-    return int(raw)

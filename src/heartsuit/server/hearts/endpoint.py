@@ -22,8 +22,9 @@ from heartsuit import i18n
 from heartsuit.hearts import Moon
 from heartsuit.server.core.bus import Notice
 from heartsuit.server.core.game_service import Context
+from heartsuit.server.core.player import Player
 from heartsuit.server.core.protocol import ClientMessage, Encoded, ErrorCode, ProtocolError
-from heartsuit.server.hearts.frames import invite_url, seat_infos, table_state
+from heartsuit.server.hearts.frames import error_frame, invite_url, seat_infos
 from heartsuit.server.hearts.live_table import LiveTable
 from heartsuit.server.hearts.new_table import action_for
 from heartsuit.server.hearts.protocol import (
@@ -31,6 +32,7 @@ from heartsuit.server.hearts.protocol import (
     HeartsCreate,
     HeartsCreated,
     HeartsError,
+    HeartsErrorCode,
     HeartsErrorReply,
     HeartsFree,
     HeartsInvite,
@@ -47,7 +49,6 @@ from heartsuit.server.hearts.protocol import (
     HeartsSeated,
     HeartsSit,
     HeartsStart,
-    HeartsState,
     Stale,
 )
 from heartsuit.server.hearts.replay import Replays
@@ -57,7 +58,6 @@ from heartsuit.server.hearts.service import (
     TableChanged,
     table_channel,
 )
-from heartsuit.server.players.service import Player
 
 
 @dataclass(slots=True)
@@ -112,7 +112,7 @@ class HeartsSession:
         try:
             await self._handle(message, req)  # type: ignore[arg-type]
         except Stale as stale:
-            state = await self._state(await self.service.table(stale.table_id), None)
+            state = self._frame(await self.service.table(stale.table_id), None)
             await self.link.send(self._error(stale, state), req)
         except HeartsError as err:
             await self.link.send(self._error(err, None), req)
@@ -181,7 +181,7 @@ class HeartsSession:
             live = await service.table(message.table)
             seat = self._held_seat(live, message.token)
             if seat not in live.awaiting():
-                raise HeartsError(ErrorCode.NOT_YOUR_TURN, "it is not this seat's turn")
+                raise HeartsError(HeartsErrorCode.NOT_YOUR_TURN, "it is not this seat's turn")
             held = self._tables[live.record.id]
             held.looking, held.looked_at = seat, _moment(live)
             await self._reply(live, req)
@@ -223,7 +223,7 @@ class HeartsSession:
         seat = self.service.seat_of(live, token)
         held = self._tables.get(live.record.id)
         if held is None or held.tokens.get(seat) != token:
-            raise HeartsError(ErrorCode.NOT_OPEN, "open the table with this seat first")
+            raise HeartsError(HeartsErrorCode.NOT_OPEN, "open the table with this seat first")
         return seat
 
     async def taken_over(self, table_id: str, seat: int) -> None:
@@ -234,7 +234,9 @@ class HeartsSession:
         held.tokens.pop(seat, None)
         if held.looking == seat:
             held.looking = None
-        err = HeartsError(ErrorCode.TAKEN_OVER, "this seat is now played in another tab or device")
+        err = HeartsError(
+            HeartsErrorCode.TAKEN_OVER, "this seat is now played in another tab or device"
+        )
         await self.link.send(self._error(err, None), None)
 
     async def close(self) -> None:
@@ -348,12 +350,10 @@ class HeartsSession:
         held = self._tables.get(live.record.id)
         return None if held is None or held.seen < 0 else held.seen
 
-    async def _state(self, live: LiveTable, since: int | None) -> HeartsState:
-        """The state for this socket as a model (for an error reply that carries it)."""
-        return table_state(live, **self._shown(live, since))
-
     def _frame(self, live: LiveTable, since: int | None) -> Encoded:
-        """The same state as a frame whose shared parts are encoded once for the table."""
+        """The state for this socket as a frame whose shared parts are encoded once for the
+        table: the text :func:`~heartsuit.server.hearts.frames.table_state`'s model would be
+        written as (tests/test_server_hearts_frames.py holds the two equal)."""
         return self.service.frames.text(live, **self._shown(live, since))
 
     def _shown(self, live: LiveTable, since: int | None) -> dict[str, Any]:
@@ -392,21 +392,18 @@ class HeartsSession:
     def _t(self, key: str, **values: Any) -> str:
         return i18n.translate(self.link.lang, key, **values)
 
-    def _error(self, err: ProtocolError, state: HeartsState | None) -> HeartsErrorReply:
+    def _error(self, err: ProtocolError, state: Encoded | None) -> Encoded:
+        """The ``error`` reply (:class:`HeartsErrorReply`), with the fresh ``state`` frame of a
+        stale intent written in as it is (every state is written one way: :meth:`_frame`)."""
         reason = err.values.get("reason")
-        if err.code is ErrorCode.ILLEGAL and isinstance(reason, str):
+        if err.code is HeartsErrorCode.ILLEGAL and isinstance(reason, str):
             text = self._t(f"hearts.reason.{reason}")
-        elif err.code is ErrorCode.BAD_CODE:
-            # a Hearts code's problem in Hearts' words (HE1-…, its variants)
-            text = self._t(f"server.hcode.{err.values.get('problem', 'parts')}", **err.values)
         else:
-            text = self._t(f"server.error.{err.code.value}", **err.values)
-        return HeartsErrorReply(
-            code=err.code,
-            message=text,
-            reason=reason if isinstance(reason, str) else None,
-            state=state,
+            text = self._t(err.message_key, **err.values)
+        reply = HeartsErrorReply(
+            code=err.code, message=text, reason=reason if isinstance(reason, str) else None
         )
+        return error_frame(reply, state)
 
 
 def _moment(live: LiveTable) -> tuple[int, str] | None:

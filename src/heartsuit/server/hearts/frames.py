@@ -17,9 +17,10 @@ from typing import Any
 
 from heartsuit.cards import Card
 from heartsuit.hearts import Match, Phase, Rules, SeatView
-from heartsuit.server.core.protocol import Encoded, json_text
+from heartsuit.server.core.protocol import Encoded, encode, json_text
 from heartsuit.server.hearts.live_table import LiveTable
 from heartsuit.server.hearts.protocol import (
+    HeartsErrorReply,
     HeartsState,
     LastHand,
     Over,
@@ -214,6 +215,17 @@ _OWN_FIELDS = frozenset({"you", "view", "illegal", "pass_to"})
 
 
 _json = json_text
+
+
+def error_frame(reply: HeartsErrorReply, state: Encoded | None) -> Encoded:
+    """``reply`` (whose ``state`` is None) with ``state``, a frame written by
+    :meth:`StateFrames.text`, in its place: the text the model holding that state would be
+    written as, without building the state's model (``state`` is the model's last field)."""
+    written = encode(reply)
+    if state is None:
+        return Encoded(written)
+    assert written.endswith(',"state":null}'), "state must stay HeartsErrorReply's last field"
+    return Encoded(f'{written[:-len("null}")]}{state.text}}}')
 
 
 @dataclass(slots=True)

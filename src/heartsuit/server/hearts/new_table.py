@@ -26,7 +26,7 @@ from heartsuit.server.hearts.live_table import (
     new_table_id,
     new_token,
 )
-from heartsuit.server.hearts.protocol import HeartsCreate, HeartsError, SeatChoice
+from heartsuit.server.hearts.protocol import HeartsCreate, HeartsError, HeartsErrorCode, SeatChoice
 
 #: the level a computer plays at when none is chosen, and for a person who dropped out
 DEFAULT_LEVEL = "normal"
@@ -77,7 +77,9 @@ def plan_table(
         if choice.kind == "computer":
             level = choice.level or DEFAULT_LEVEL
             if level not in levels:
-                raise HeartsError(ErrorCode.BAD_LEVEL, f"no computer level {level!r}", level=level)
+                raise HeartsError(
+                    HeartsErrorCode.BAD_LEVEL, f"no computer level {level!r}", level=level
+                )
             # no name: each page names computers in its own language ("Komputer 3")
             seats.append(SeatRecord(number, "computer", "", level))
         elif mode == "online" and number > 0:
@@ -116,10 +118,12 @@ def rules_of(message: HeartsCreate) -> tuple[Rules, str, int]:
         if message.code is not None:
             if not message.code.strip():
                 # as every code field: an empty code is a mistake, not "a new deal"
-                raise HeartsError(ErrorCode.BAD_CODE, "the game code is empty", problem="empty")
+                raise HeartsError(
+                    HeartsErrorCode.BAD_CODE, "the game code is empty", problem="empty"
+                )
             if message.mode != "computer":
                 raise HeartsError(
-                    ErrorCode.BAD_CODE,
+                    HeartsErrorCode.BAD_CODE,
                     "a game code plays against the computer only",
                     problem=PEOPLE_PROBLEM,
                     code=repr(message.code),
@@ -132,7 +136,7 @@ def rules_of(message: HeartsCreate) -> tuple[Rules, str, int]:
             message.players is not None and message.players != Rules.preset(message.preset).players
         ):
             raise HeartsError(
-                ErrorCode.BAD_RULES,
+                HeartsErrorCode.BAD_RULES,
                 f"{message.preset} is for {Rules.preset(message.preset).players}",
             )
         rules = Rules.preset(message.preset, **overrides)
@@ -141,12 +145,12 @@ def rules_of(message: HeartsCreate) -> tuple[Rules, str, int]:
         return rules, message.preset, seed
     except CodeError as err:
         raise HeartsError(
-            ErrorCode.BAD_CODE, str(err), problem=err.problem.value, code=repr(message.code)
+            HeartsErrorCode.BAD_CODE, str(err), problem=err.problem.value, code=repr(message.code)
         ) from None
     except (RulesError, ValueError) as err:
         if isinstance(err, HeartsError):
             raise
-        raise HeartsError(ErrorCode.BAD_RULES, str(err), why=str(err)) from None
+        raise HeartsError(HeartsErrorCode.BAD_RULES, str(err), why=str(err)) from None
 
 
 def clean_name(raw: object, fallback: str) -> str:
@@ -162,7 +166,7 @@ def clean_name(raw: object, fallback: str) -> str:
     if not text:
         return fallback
     if len(text) > NAME_LIMIT:
-        raise HeartsError(ErrorCode.BAD_NAME, f"a name has at most {NAME_LIMIT} characters")
+        raise HeartsError(HeartsErrorCode.BAD_NAME, f"a name has at most {NAME_LIMIT} characters")
     return text
 
 
@@ -181,4 +185,4 @@ def action_for(seat: int, kind: str, payload: object) -> Action:
             raise ValueError("a card is a text such as 'QS'")
         return Play(seat, Card.parse(payload))
     except ValueError as err:
-        raise HeartsError(ErrorCode.BAD_CARD, str(err)) from None
+        raise HeartsError(HeartsErrorCode.BAD_CARD, str(err)) from None

@@ -9,10 +9,12 @@ version the page last saw. Server messages are built only from a seat's view
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from enum import StrEnum
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictBool, StrictInt
 
+from heartsuit.gamecodes import CodeProblem
 from heartsuit.server.core.protocol import ClientMessage, ErrorCode, ProtocolError, Reply
 
 #: the levels a computer seat may be given (bots.LEVELS may offer fewer; checked by the service)
@@ -182,8 +184,54 @@ HEARTS_MESSAGES: tuple[type[ClientMessage], ...] = (
 )
 
 
+class HeartsErrorCode(StrEnum):
+    """The codes of Hearts' own refusals (besides the core's :class:`ErrorCode`); each has a
+    message ``server.error.<code>`` in the catalogs, a bad code one per problem
+    (``server.hcode.…``)."""
+
+    BAD_CODE = "bad_code"
+    UNKNOWN_TABLE = "unknown_table"
+    BAD_INVITE = "bad_invite"
+    BAD_TOKEN = "bad_token"
+    BAD_CARD = "bad_card"
+    BAD_NAME = "bad_name"
+    BAD_RULES = "bad_rules"
+    BAD_LEVEL = "bad_level"
+    NOT_OPEN = "not_open"
+    NOT_YOUR_TURN = "not_your_turn"
+    WRONG_PHASE = "wrong_phase"
+    ILLEGAL = "illegal"
+    TABLE_FULL = "table_full"
+    TABLE_STARTED = "table_started"
+    SEAT_TAKEN = "seat_taken"
+    SEAT_BUSY = "seat_busy"
+    NOT_HOST = "not_host"
+    NOT_OVER = "not_over"
+    IN_USE = "in_use"
+    TAKEN_OVER = "taken_over"
+    MATCH_RUNNING = "match_running"
+
+
+#: every catalog key Hearts' server side may ask for (an illegal card's reason comes from the
+#: engine's reasons, ``hearts.reason.…``)
+MESSAGE_KEYS: Final = (
+    *(f"server.error.{c.value}" for c in HeartsErrorCode if c is not HeartsErrorCode.BAD_CODE),
+    # a bad Hearts code (hearts.create) is explained in Hearts' words (server.hcode.…)
+    *(f"server.hcode.{problem.value}" for problem in CodeProblem),
+    "server.hcode.empty",
+    "server.hcode.people",
+)
+
+
 class HeartsError(ProtocolError):
     """An intent about a table refused before anything changed."""
+
+    def __init__(self, code: StrEnum, detail: str = "", /, **values: object) -> None:
+        # a bad Hearts code (HE1-…) is explained by its problem, in Hearts' own words
+        key = ""
+        if code is HeartsErrorCode.BAD_CODE:
+            key = f"server.hcode.{values.get('problem', 'parts')}"
+        super().__init__(code, detail, message_key=key, **values)
 
 
 class Stale(HeartsError):
@@ -330,7 +378,7 @@ class HeartsErrorReply(Reply):
     ``state`` after a ``stale`` intent."""
 
     type: Literal["error"] = "error"
-    code: ErrorCode
+    code: str
     message: str
     reason: str | None = None
     state: HeartsState | None = None

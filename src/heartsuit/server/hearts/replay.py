@@ -20,10 +20,9 @@ import anyio
 from heartsuit.hearts import Match
 from heartsuit.hearts.codes import code_of
 from heartsuit.hearts.record import hand_records
-from heartsuit.server.core.protocol import ErrorCode
 from heartsuit.server.hearts.frames import sheet
 from heartsuit.server.hearts.live_table import LiveTable, LogEntry, SeatRecord, TableRecord
-from heartsuit.server.hearts.protocol import HeartsError, HeartsReplay, ReplaySeat
+from heartsuit.server.hearts.protocol import HeartsError, HeartsErrorCode, HeartsReplay, ReplaySeat
 from heartsuit.server.hearts.store import TableStore
 
 
@@ -76,13 +75,13 @@ def replay_of(
     finished = [m for m in played if m.over]
     if number is None:
         if not finished:
-            raise HeartsError(ErrorCode.MATCH_RUNNING, "no match of this table is over yet")
+            raise HeartsError(HeartsErrorCode.MATCH_RUNNING, "no match of this table is over yet")
         number = played.index(finished[-1]) + 1
     if not 1 <= number <= len(played):
-        raise HeartsError(ErrorCode.UNKNOWN_TABLE, f"this table has no match {number}")
+        raise HeartsError(HeartsErrorCode.UNKNOWN_TABLE, f"this table has no match {number}")
     chosen = played[number - 1]
     if not chosen.over:
-        raise HeartsError(ErrorCode.MATCH_RUNNING, f"match {number} is still being played")
+        raise HeartsError(HeartsErrorCode.MATCH_RUNNING, f"match {number} is still being played")
     match = chosen.match
     return HeartsReplay(
         table=record.id,
@@ -120,7 +119,7 @@ class Replays:
         """:func:`replay_of` the table as the store holds it (the log is the truth)."""
         found = await self.store.get_table(table_id)
         if found is None:
-            raise HeartsError(ErrorCode.UNKNOWN_TABLE, "there is no such table")
+            raise HeartsError(HeartsErrorCode.UNKNOWN_TABLE, "there is no such table")
         record, seats, log = found
         # each rematch follows a match that is over; the last match is over with the table
         finished = sum(entry.kind == "rematch" for entry in log) + (record.status == "over")

@@ -28,8 +28,6 @@ import asyncio
 import contextlib
 import logging
 import time
-import weakref
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -53,10 +51,11 @@ from heartsuit.server.hearts.live_table import (
 )
 from heartsuit.server.hearts.new_table import DEFAULT_LEVEL, clean_name, plan_table
 from heartsuit.server.hearts.presence import Presence, SeatInUse
-from heartsuit.server.hearts.protocol import HeartsCreate, HeartsError, Stale
+from heartsuit.server.hearts.protocol import HeartsCreate, HeartsError, HeartsErrorCode, Stale
 from heartsuit.server.hearts.redis_leases import RedisTables
 from heartsuit.server.hearts.store import EntryConflict, TableStore
 from heartsuit.server.hearts.thinking_pool import ThinkerLost, ThinkingPool
+from heartsuit.server.storage.event_log import LiveCache, Locks, retry_conflicts
 
 log = logging.getLogger("heartsuit.server.hearts")
 
@@ -141,13 +140,11 @@ class HeartsService:
         self.pace_ms = pace_ms
         self.grace_ms = grace_ms
         self.levels = levels
-        self._live: OrderedDict[str, LiveTable] = OrderedDict()
-        self._live_limit = live_tables
-        #: each table's lock: kept for the tables in memory (``_held_locks``, so that it is not
-        #: made again for every request), and for any other as long as someone holds or waits
-        #: for it (a weak reference: a table asked for once, or unknown, leaves nothing behind)
-        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
-        self._held_locks: dict[str, asyncio.Lock] = {}
+        #: the tables in memory, replayed from their logs (storage/event_log.py)
+        self._live: LiveCache[LiveTable] = LiveCache(live_tables, dropped=self._dropped)
+        #: each table's lock: kept for the tables in memory, and for any other as long as
+        #: someone holds or waits for it (a table asked for once, or unknown, leaves nothing)
+        self._locks = Locks()
         #: leases and shared presence when the site is several processes; None: one process
         self.shared = shared
         self.presence = Presence(grace_ms, self._grace_over, timers=shared is None)
@@ -267,11 +264,10 @@ class HeartsService:
         live = self._live.get(table_id)
         if live is None or live.version < at_least:
             return None
-        lock = self._held_locks.get(table_id)
-        if lock is None or lock.locked():
+        if not self._locks.idle(table_id):
             return None
         # what the lock would give at once, without taking it
-        self._live.move_to_end(table_id)
+        self._live.touch(table_id)
         return live
 
     async def current(self, table_id: str) -> LiveTable:
@@ -288,13 +284,15 @@ class HeartsService:
         invite = normalize_invite(text) if isinstance(text, str) else None
         table_id = await self.store.table_by_invite(invite) if invite else None
         if table_id is None:
-            raise HeartsError(ErrorCode.BAD_INVITE, "no table has that invite code")
+            raise HeartsError(HeartsErrorCode.BAD_INVITE, "no table has that invite code")
         return await self.table(table_id)
 
     def seat_of(self, live: LiveTable, token: str) -> int:
         seat = live.seat_of_token(token)
         if seat is None:
-            raise HeartsError(ErrorCode.BAD_TOKEN, "that seat token is not one of this table's")
+            raise HeartsError(
+                HeartsErrorCode.BAD_TOKEN, "that seat token is not one of this table's"
+            )
         return seat
 
     # ------------------------------------------------------------------ seats
@@ -303,27 +301,29 @@ class HeartsService:
         """Run ``change`` on the table under its lock; when its write finds the seq taken
         (another process wrote first), catch up from the log and run it again, a few times,
         then answer ``stale`` with the fresh state (the page decides again)."""
-        for _ in range(CONFLICT_ATTEMPTS):
+        async def attempt() -> T:
             async with self._lock(table_id):
-                live = await self._load(table_id)
-                try:
-                    return await change(live)
-                except EntryConflict:
-                    continue  # _append dropped the stale copy: the next _load replays the log
-        raise Stale(table_id)
+                # after a conflict _append dropped the stale copy: this replays the log
+                return await change(await self._load(table_id))
+
+        done = await retry_conflicts(attempt, attempts=CONFLICT_ATTEMPTS)
+        if done is None:
+            raise Stale(table_id)
+        return done
 
     async def sit(self, table_id: str, seat: int, name: object) -> tuple[LiveTable, str]:
         async def change(live: LiveTable) -> tuple[LiveTable, str]:
             if live.record.mode != "online":
-                raise HeartsError(ErrorCode.SEAT_TAKEN, "only online tables take new players")
+                raise HeartsError(HeartsErrorCode.SEAT_TAKEN, "only online tables take new players")
             if live.status != "lobby":
-                raise HeartsError(ErrorCode.TABLE_STARTED, "the match has already started")
+                raise HeartsError(HeartsErrorCode.TABLE_STARTED, "the match has already started")
             if not 0 <= seat < len(live.seats):
                 raise HeartsError(ErrorCode.BAD_MESSAGE, f"there is no seat {seat}")
             if live.seats[seat].kind != "open":
                 full = all(s.kind != "open" for s in live.seats)
                 raise HeartsError(
-                    ErrorCode.TABLE_FULL if full else ErrorCode.SEAT_TAKEN, "that seat is taken"
+                    HeartsErrorCode.TABLE_FULL if full else HeartsErrorCode.SEAT_TAKEN,
+                    "that seat is taken",
                 )
             token = new_token()
             await self._seat_change(
@@ -342,9 +342,9 @@ class HeartsService:
         async def change(live: LiveTable) -> LiveTable:
             seat = self.seat_of(live, token)
             if seat != _host(live):
-                raise HeartsError(ErrorCode.NOT_HOST, "only the host starts the match")
+                raise HeartsError(HeartsErrorCode.NOT_HOST, "only the host starts the match")
             if live.status != "lobby":
-                raise HeartsError(ErrorCode.TABLE_STARTED, "the match has already started")
+                raise HeartsError(HeartsErrorCode.TABLE_STARTED, "the match has already started")
             for s in live.seats:
                 if s.kind == "open":
                     await self._seat_change(live, SeatRecord(s.seat, "computer", "", DEFAULT_LEVEL))
@@ -373,13 +373,13 @@ class HeartsService:
 
         async def change(live: LiveTable) -> LiveTable:
             if self.seat_of(live, token) != _host(live):
-                raise HeartsError(ErrorCode.NOT_HOST, "only the host frees a seat")
+                raise HeartsError(HeartsErrorCode.NOT_HOST, "only the host frees a seat")
             if not 0 <= seat < len(live.seats) or live.seats[seat].kind != "human":
                 raise HeartsError(ErrorCode.BAD_MESSAGE, "only a person's seat can be freed")
             if self.shared is not None:
                 await self.refresh_presence(table_id)
             if self.presence.holds(table_id, seat) or seat in self.connected(table_id):
-                raise HeartsError(ErrorCode.SEAT_BUSY, "that player is at the table")
+                raise HeartsError(HeartsErrorCode.SEAT_BUSY, "that player is at the table")
             await self._vacate(live, seat)
             return live
 
@@ -421,7 +421,9 @@ class HeartsService:
         async def change(live: LiveTable) -> LiveTable:
             self.seat_of(live, token)
             if live.status != "over":
-                raise HeartsError(ErrorCode.NOT_OVER, "a rematch comes after the match is over")
+                raise HeartsError(
+                    HeartsErrorCode.NOT_OVER, "a rematch comes after the match is over"
+                )
             await self._append(live, "rematch", {"seed": new_seed(live.record.mode)})
             return live
 
@@ -440,11 +442,11 @@ class HeartsService:
             if action.seat != seat:
                 raise HeartsError(ErrorCode.BAD_MESSAGE, "act for your own seat")
             if live.match is None or live.status != "playing":
-                raise HeartsError(ErrorCode.WRONG_PHASE, "the match is not under way")
+                raise HeartsError(HeartsErrorCode.WRONG_PHASE, "the match is not under way")
             if live.is_stale(version, action):
                 raise Stale(table_id)
             if seat not in live.awaiting():
-                raise HeartsError(ErrorCode.NOT_YOUR_TURN, "it is not your turn")
+                raise HeartsError(HeartsErrorCode.NOT_YOUR_TURN, "it is not your turn")
             # a conflict: replayed from the log, the intent is checked once more
             await self._append(live, "action", action.to_dict(), action=action)
             return live
@@ -464,7 +466,7 @@ class HeartsService:
         "play here".
         """
         in_use = HeartsError(
-            ErrorCode.IN_USE, "this seat is open in another tab or on another device"
+            HeartsErrorCode.IN_USE, "this seat is open in another tab or on another device"
         )
         came_back = seat in self.away(table_id)
         elsewhere: str | None = None
@@ -584,8 +586,7 @@ class HeartsService:
         self._drivers[table_id] = asyncio.get_running_loop().create_task(self._drive(table_id))
 
     def _locks_held(self, table_id: str) -> bool:
-        lock = self._held_locks.get(table_id) or self._locks.get(table_id)
-        return lock is not None and lock.locked()
+        return self._locks.held(table_id)
 
     async def _drive(self, table_id: str) -> None:
         try:
@@ -886,41 +887,30 @@ class HeartsService:
     # ------------------------------------------------------------------ internals
 
     def _lock(self, table_id: str) -> asyncio.Lock:
-        lock = self._held_locks.get(table_id)
-        if lock is not None:
-            return lock
-        lock = self._locks.get(table_id)
-        if lock is None:
-            lock = asyncio.Lock()
-            self._locks[table_id] = lock
+        lock = self._locks(table_id)
         if table_id in self._live:
-            self._held_locks[table_id] = lock
+            self._locks.keep(table_id)
         return lock
 
     def _remember(self, live: LiveTable) -> None:
-        table_id = live.record.id
-        self._live[table_id] = live
-        self._live.move_to_end(table_id)
-        if table_id not in self._held_locks:
-            lock = self._locks.get(table_id)
-            if lock is not None:
-                self._held_locks[table_id] = lock
-        while len(self._live) > self._live_limit:
-            gone, _ = self._live.popitem(last=False)
-            self._remote.pop(gone, None)
-            self._appended.pop(gone, None)
-            self._held_locks.pop(gone, None)  # still in _locks while someone holds it
+        self._live.put(live.record.id, live)
+        self._locks.keep(live.record.id)
+
+    def _dropped(self, table_id: str) -> None:
+        """A table left memory for a more recently used one: let go of what goes with it."""
+        self._remote.pop(table_id, None)
+        self._appended.pop(table_id, None)
+        self._locks.let_go(table_id)  # it lives on while someone holds it
 
     def forget(self, table_id: str | None = None) -> None:
         """Drop one table (or all) from memory; the next request replays its log."""
         if table_id is None:
             self._live.clear()
             self._appended.clear()
-            self._held_locks.clear()
         else:
-            self._live.pop(table_id, None)
+            self._live.drop(table_id)
             self._appended.pop(table_id, None)
-            self._held_locks.pop(table_id, None)
+        self._locks.let_go(table_id)
 
     async def _load(
         self, table_id: str, *, at_least: int = 0, heard: TableChanged | None = None
@@ -940,12 +930,12 @@ class HeartsService:
                     live.apply(entry, replaying=True)
             except Exception:
                 log.exception("table %s: catching up from its log failed; replaying", table_id)
-                self._live.pop(table_id, None)
+                self._live.drop(table_id)
                 live = None
         if live is None or live.version < at_least:
             found = await self.store.get_table(table_id)
             if found is None:
-                raise HeartsError(ErrorCode.UNKNOWN_TABLE, "there is no such table")
+                raise HeartsError(HeartsErrorCode.UNKNOWN_TABLE, "there is no such table")
             record, seats, entries = found
             live = LiveTable.replay(record, seats, entries)
         self._remember(live)
@@ -966,14 +956,13 @@ class HeartsService:
         try:
             live.apply(entry, action=action)
         except IllegalMove as err:
-            raise HeartsError(ErrorCode.ILLEGAL, str(err), reason=err.reason.value) from None
+            raise HeartsError(HeartsErrorCode.ILLEGAL, str(err), reason=err.reason.value) from None
         changed = [live.seats[changed_seat]] if changed_seat is not None else []
         try:
-            await self.store.append(live.record, entry, changed)
+            # the table already moved in memory: if the write fails, the copy is dropped
+            await self._live.written(live.record.id, self.store.append(live.record, entry, changed))
         except BaseException:
-            # the table already moved in memory: only a replay of the log says where it is
-            self._live.pop(live.record.id, None)
-            self._held_locks.pop(live.record.id, None)
+            self._locks.let_go(live.record.id)
             raise
         self._appended[live.record.id] = entry
 

@@ -33,7 +33,7 @@ from sqlalchemy import (
 from sqlalchemy.exc import IntegrityError
 
 from heartsuit.server.hearts.live_table import LogEntry, SeatRecord, TableRecord
-from heartsuit.server.storage.db import Database, Step, StoreError, metadata
+from heartsuit.server.storage.db import Database, MoveConflict, Step, StoreError, metadata
 
 tables = Table(
     "hearts_tables",
@@ -74,7 +74,7 @@ events = Table(
 )
 
 
-class EntryConflict(StoreError):
+class EntryConflict(MoveConflict):
     """Another writer already logged this seq: the caller's copy of the table is stale."""
 
 

@@ -10,7 +10,6 @@ adds no column here. Changing preferences tells the player's other tabs on their
 
 from __future__ import annotations
 
-import re
 import secrets
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -20,23 +19,13 @@ from pydantic import BaseModel, ValidationError
 
 from heartsuit.server.core.bus import Bus, Notice, notice
 from heartsuit.server.core.clock import Clock, wall_ms
+from heartsuit.server.core.player import PLAYER_ID, Player, player_channel
 from heartsuit.server.players.store import PlayerRecord, PlayersStore
-
-#: what a fresh player id looks like (``secrets.token_urlsafe(16)`` gives 22 such characters)
-PLAYER_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")
 
 #: how many given-out, not yet stored ids a process remembers
 ISSUED_IDS = 100_000
 
-Player = PlayerRecord
-"""A player as the services see it (the stored record; it holds nothing secret)."""
-
 Prefs = TypeVar("Prefs", bound=BaseModel)
-
-
-def player_channel(player_id: str) -> str:
-    """The bus channel of one player's tabs: their preferences and their own games."""
-    return f"player:{player_id}"
 
 
 @notice("player_changed")

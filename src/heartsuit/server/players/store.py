@@ -9,7 +9,6 @@ new column and no migration for its settings.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Protocol
 
 from sqlalchemy import (
@@ -26,15 +25,11 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 
+from heartsuit.server.core.player import Player
 from heartsuit.server.storage.db import Database, Step, metadata
 
-
-@dataclass(frozen=True, slots=True)
-class PlayerRecord:
-    """An anonymous player: an unguessable id the browser keeps, and when it was made."""
-
-    id: str
-    created_at_ms: int
+#: the stored player is the core's :class:`~heartsuit.server.core.player.Player`
+PlayerRecord = Player
 
 
 class PlayersStore(Protocol):

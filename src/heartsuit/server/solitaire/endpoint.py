@@ -25,8 +25,9 @@ from pydantic import BaseModel
 from heartsuit.server.core import messages
 from heartsuit.server.core.bus import Notice
 from heartsuit.server.core.game_service import Context
+from heartsuit.server.core.player import Player
 from heartsuit.server.core.protocol import ClientMessage, Encoded
-from heartsuit.server.players.service import Player, PlayerChanged
+from heartsuit.server.players.service import PlayerChanged
 from heartsuit.server.solitaire.frames import plain_event, stale_frame, state_frame, tap_event
 from heartsuit.server.solitaire.protocol import (
     MESSAGES,

@@ -10,7 +10,8 @@ preferences are stored as.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from enum import StrEnum
+from typing import Annotated, Final, Literal
 
 from pydantic import (
     BaseModel,
@@ -23,7 +24,37 @@ from pydantic import (
     model_validator,
 )
 
+from heartsuit.gamecodes import CodeProblem
 from heartsuit.server.core.protocol import ClientMessage, Reply
+
+
+class SolitaireErrorCode(StrEnum):
+    """The codes of Heart to Heart's own refusals (besides the core's ``ErrorCode``); each has
+    a message ``server.error.<code>`` in the catalogs, a bad code one per problem
+    (``server.code.…``)."""
+
+    BAD_CODE = "bad_code"
+    UNKNOWN_GAME = "unknown_game"
+    BAD_TARGET = "bad_target"
+    GAME_OVER = "game_over"
+    GAME_UNDER_WAY = "game_under_way"
+
+
+#: every catalog key Heart to Heart's server side may ask for
+MESSAGE_KEYS: Final = (
+    # a bad code is explained by its problem (server.code.…), not by a generic text
+    *(
+        f"server.error.{code.value}"
+        for code in SolitaireErrorCode
+        if code is not SolitaireErrorCode.BAD_CODE
+    ),
+    *(f"server.code.{problem.value}" for problem in CodeProblem),
+    "server.code.empty",
+    "server.error.solitaire_stale",
+    "server.move.must_match",
+    "server.move.covered",
+)
+
 
 # --- client → server -------------------------------------------------------------------------
 

@@ -53,21 +53,22 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
-import weakref
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from heartsuit.server.core.bus import Bus, Notice, notice
 from heartsuit.server.core.clock import Clock, wall_ms
+from heartsuit.server.core.player import player_channel
 from heartsuit.server.core.protocol import ErrorCode, ProtocolError
-from heartsuit.server.players.service import PlayerService, player_channel
+from heartsuit.server.players.service import PlayerService
 from heartsuit.server.solitaire.daily import ATTEMPTS, candidate, date_of, day_of
 from heartsuit.server.solitaire.frames import ViewParts, view_parts
 from heartsuit.server.solitaire.protocol import (
     DailyStats,
     GameView,
     PlayerSettings,
+    SolitaireErrorCode,
     StatsReply,
 )
 from heartsuit.server.solitaire.stats import (
@@ -88,7 +89,7 @@ from heartsuit.server.solitaire.store import (
     Tally,
     TallyKind,
 )
-from heartsuit.server.storage.db import MoveConflict
+from heartsuit.server.storage.event_log import LiveCache, Locks, retry_conflicts
 from heartsuit.solitaire import (
     Action,
     Game,
@@ -197,10 +198,17 @@ def _checked_code(code: str) -> str:
     except DealCodeError as err:
         shown = code.strip()
         if not shown:
-            raise ProtocolError(ErrorCode.BAD_CODE, str(err), problem="empty") from None
+            raise ProtocolError(
+                SolitaireErrorCode.BAD_CODE, str(err), message_key="server.code.empty"
+            ) from None
         shown = shown if len(shown) <= 40 else shown[:39] + "…"
+        # a bad code is explained by its problem, not by a generic text
         raise ProtocolError(
-            ErrorCode.BAD_CODE, str(err), problem=err.problem.value, code=repr(shown)
+            SolitaireErrorCode.BAD_CODE,
+            str(err),
+            message_key=f"server.code.{err.problem.value}",
+            problem=err.problem.value,
+            code=repr(shown),
         ) from None
 
 
@@ -226,11 +234,12 @@ class SolitaireService:
         self.clock = clock
         self.analyse = analyse
         self.winnable_attempts = winnable_attempts
-        self._live: OrderedDict[str, LiveGame] = OrderedDict()
-        self._live_limit = live_games
+        #: the games in memory, replayed from their logs (storage/event_log.py)
+        self._live: LiveCache[LiveGame] = LiveCache(live_games)
         #: a snapshot of the engine is stored after every this many log entries
         self.snapshot_every = snapshot_every
-        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        #: one lock per player: a player's games, totals and preferences change one at a time
+        self._locks = Locks()
         #: the game each viewer (a connection showing a game on a visible page) watches, and
         #: the viewers of each game: a game's clock runs while it has any
         self._watching: dict[object, tuple[str, str]] = {}
@@ -332,7 +341,7 @@ class SolitaireService:
         async with self._lock(player_id):
             record = await self.store.get_game(game_id)
             if record is None or record.player_id != player_id:
-                raise ProtocolError(ErrorCode.UNKNOWN_GAME, f"no game {game_id[:40]!r}")
+                raise ProtocolError(SolitaireErrorCode.UNKNOWN_GAME, f"no game {game_id[:40]!r}")
             played = await self._deal(player_id, record.code, False, leave, "restarted", viewer)
             await self._watch(viewer, player_id, played.live.record.id)
             played = await self._played(played.live, played.kind, placement_help)
@@ -360,7 +369,7 @@ class SolitaireService:
         for current in open_games:
             if under_way(current) and current.id != leaving:
                 raise ProtocolError(
-                    ErrorCode.GAME_UNDER_WAY,
+                    SolitaireErrorCode.GAME_UNDER_WAY,
                     f"game {current.id} is under way: name it in 'leave' to leave it",
                     game=current.id,
                 )
@@ -410,7 +419,7 @@ class SolitaireService:
         for old in closed:
             kept = settled.get(old.id)
             if kept is None:
-                self._live.pop(old.id, None)
+                self._live.drop(old.id)
             else:
                 kept.record = old  # as stored: closed, its clock paused
         live = LiveGame(record, game)
@@ -437,7 +446,7 @@ class SolitaireService:
         try:
             checked = check_target(target)
         except GameError as err:
-            raise ProtocolError(ErrorCode.BAD_TARGET, str(err)) from None
+            raise ProtocolError(SolitaireErrorCode.BAD_TARGET, str(err)) from None
         return await self._act(player_id, game_id, checked, intent, base, placement_help, viewer)
 
     async def undo(
@@ -479,20 +488,22 @@ class SolitaireService:
             if base is not None and base != live.record.log_length:
                 # the page saw more (or less) than this process's copy: read the log again
                 live = await self._catch_up(game_id, player_id)
-            played: Played | None = None
-            for _attempt in range(2):
+
+            async def attempt() -> Played:
                 if intent is not None and intent in live.intents:
                     kind = live.intents[intent] or "repeat"
                     return await self._played(live, kind, placement_help, repeat=True)
                 if base is not None and base != live.record.log_length:
                     raise Stale(await self._played(live, "stale", placement_help))
-                try:
-                    played = await self._apply(live, target, intent, placement_help)
-                    break
-                except MoveConflict:
-                    # another process wrote this game since it was cached here (or the same
-                    # intent, at the same moment): catch up from the log and look again
-                    live = await self._catch_up(game_id, player_id)
+                return await self._apply(live, target, intent, placement_help)
+
+            async def caught_up() -> None:
+                # another process wrote this game since it was cached here (or the same
+                # intent, at the same moment): catch up from the log and look again
+                nonlocal live
+                live = await self._catch_up(game_id, player_id)
+
+            played = await retry_conflicts(attempt, caught_up, attempts=2)
             if played is None:
                 if intent is not None and intent in live.intents:
                     kind = live.intents[intent] or "repeat"
@@ -508,7 +519,7 @@ class SolitaireService:
         """Apply a tap on ``target`` (None: an undo) to the live game and log it."""
         if live.record.status not in (GameStatus.PLAYING, GameStatus.DEAD_END):
             raise ProtocolError(
-                ErrorCode.GAME_OVER, f"game {live.record.id} is {live.record.status.value}"
+                SolitaireErrorCode.GAME_OVER, f"game {live.record.id} is {live.record.status.value}"
             )
         if not self._viewers.get(live.record.id):
             # nobody here shows the game: its clock, if it runs, is another process's viewer's
@@ -534,7 +545,7 @@ class SolitaireService:
         try:
             result = live.game.tap(target, now=played / 1000)
         except GameOver as err:
-            raise ProtocolError(ErrorCode.GAME_OVER, str(err)) from None
+            raise ProtocolError(SolitaireErrorCode.GAME_OVER, str(err)) from None
         logged = result.kind is not TapKind.IGNORED
         if logged:
             await self._log(live, str(target), now, played, intent)
@@ -749,35 +760,28 @@ class SolitaireService:
     async def _catch_up(self, game_id: str, player_id: str) -> LiveGame:
         """Forget the cached copy of a game and read it again from the store (another process
         wrote it: a clock found running there may be that process's viewer's, so it is kept)."""
-        self._live.pop(game_id, None)
+        self._live.drop(game_id)
         return await self._load(game_id, player_id, settle=False)
 
     def _lock(self, player_id: str) -> asyncio.Lock:
-        lock = self._locks.get(player_id)
-        if lock is None:
-            lock = asyncio.Lock()
-            self._locks[player_id] = lock
-        return lock
+        return self._locks(player_id)
 
     def _remember(self, live: LiveGame) -> None:
-        self._live[live.record.id] = live
-        self._live.move_to_end(live.record.id)
-        while len(self._live) > self._live_limit:
-            self._live.popitem(last=False)
+        self._live.put(live.record.id, live)
 
     def forget(self, game_id: str | None = None) -> None:
         """Drop one game (or all) from memory; the next request replays the log."""
         if game_id is None:
             self._live.clear()
         else:
-            self._live.pop(game_id, None)
+            self._live.drop(game_id)
 
     async def _load(self, game_id: str, player_id: str, *, settle: bool = True) -> LiveGame:
         live = self._live.get(game_id)
         if live is None:
             record = await self.store.get_game(game_id)
             if record is None or record.player_id != player_id:
-                raise ProtocolError(ErrorCode.UNKNOWN_GAME, f"no game {game_id[:40]!r}")
+                raise ProtocolError(SolitaireErrorCode.UNKNOWN_GAME, f"no game {game_id[:40]!r}")
             if settle and record.running_since_ms is not None and not self._viewers.get(game_id):
                 record = await self._settle(record)
             game, replayed = await self._rebuild(record)
@@ -789,7 +793,7 @@ class SolitaireService:
                 live.saw(intent, replayed.get(intent, ""))
         elif live.record.player_id != player_id:
             # another player's game id is as unknown to this player as a made-up one
-            raise ProtocolError(ErrorCode.UNKNOWN_GAME, f"no game {game_id[:40]!r}")
+            raise ProtocolError(SolitaireErrorCode.UNKNOWN_GAME, f"no game {game_id[:40]!r}")
         self._remember(live)
         return live
 
@@ -865,12 +869,8 @@ class SolitaireService:
         snapshot = None
         if summary.log_length % self.snapshot_every == 0:
             snapshot = json.dumps(game.to_dict(), separators=(",", ":"))
-        try:
-            await self.store.append_move(move, summary, counted, snapshot)
-        except BaseException:
-            # the engine already moved: only a replay of the log can say where the game is
-            self._live.pop(old.id, None)
-            raise
+        # the engine already moved: if the write fails, the copy is dropped
+        await self._live.written(old.id, self.store.append_move(move, summary, counted, snapshot))
         live.record = summary
         live.last_at_ms = now
 

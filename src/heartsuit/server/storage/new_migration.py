@@ -38,7 +38,7 @@ def _store_tables() -> MetaData:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m heartsuit.server.storage.new_migration")
-    parser.add_argument("name", help="the revision id, e.g. 0003_hearts_tables")
+    parser.add_argument("name", help="the revision id, e.g. 0002_player_preferences")
     parser.add_argument("message", help="one line: what the migration does")
     parser.add_argument("--autogenerate", action="store_true", help="draft the body")
     args = parser.parse_args(argv)
