@@ -55,6 +55,7 @@ from heartsuit.server.hearts.new_table import DEFAULT_LEVEL, clean_name, plan_ta
 from heartsuit.server.hearts.presence import Presence, SeatInUse
 from heartsuit.server.hearts.protocol import HeartsCreate, HeartsError, Stale
 from heartsuit.server.hearts.redis_leases import RedisTables
+from heartsuit.server.hearts.stats import HeartsStats
 from heartsuit.server.hearts.store import EntryConflict, TableStore
 from heartsuit.server.hearts.thinking_pool import ThinkerLost, ThinkingPool
 
@@ -133,6 +134,9 @@ class HeartsService:
         thinking: ThinkingPool | None = None,
     ) -> None:
         self.store = store
+        #: the players' Hearts statistics, kept with the entries that end or leave a match
+        #: (server/hearts/stats.py); None: not kept
+        self.counting: HeartsStats | None = None
         #: where computers think (docs/site.md, "Computer players think in a pool of
         #: processes"); by default in a thread of this process
         self.thinking = thinking if thinking is not None else ThinkingPool(0)
@@ -969,7 +973,8 @@ class HeartsService:
             raise HeartsError(ErrorCode.ILLEGAL, str(err), reason=err.reason.value) from None
         changed = [live.seats[changed_seat]] if changed_seat is not None else []
         try:
-            await self.store.append(live.record, entry, changed)
+            counted = await self.counting.steps(live, entry) if self.counting else ()
+            await self.store.append(live.record, entry, changed, counted)
         except BaseException:
             # the table already moved in memory: only a replay of the log says where it is
             self._live.pop(live.record.id, None)

@@ -37,6 +37,8 @@ from heartsuit.server.core.settings import Settings, allowed_hosts, allowed_orig
 from heartsuit.server.hearts.endpoint import HeartsEndpoint
 from heartsuit.server.hearts.redis_leases import RedisTables
 from heartsuit.server.hearts.service import HeartsService
+from heartsuit.server.hearts.stats import HeartsStats
+from heartsuit.server.hearts.stats_store import SqlHeartsStatsStore
 from heartsuit.server.hearts.store import SqlTableStore
 from heartsuit.server.hearts.thinking_pool import ThinkingPool
 from heartsuit.server.players.service import PLAYER_ID, PlayerService
@@ -136,6 +138,8 @@ def create_app(
         shared=shared,
         thinking=ThinkingPool(settings.hearts_thinkers),
     )
+    # the players' Hearts statistics, counted as matches end (server/hearts/stats.py)
+    hearts_stats = hearts.counting = HeartsStats(SqlHeartsStatsStore(db), hearts.store)
     games: list[GameService] = [
         SolitaireEndpoint(solitaire),
         HeartsEndpoint(hearts),
@@ -223,6 +227,7 @@ def create_app(
         Route("/static/{path:path}", pages.ASSETS.endpoint, name="static"),
         Route("/healthz", healthz),
         Route("/api/stats", api_stats),
+        *hearts_stats.routes(PLAYER_HEADER),
         Route("/api/examples", api_examples),
         # reached through Site's short cut; the route names it (and serves under a root path)
         WebSocketRoute(SOCKET_PATH, ws),
