@@ -49,7 +49,7 @@ SCRIPT_PREFIXES: Final[dict[str, tuple[str, ...]]] = {
     "play": ("game.", "card.", "pile.", "share.", "code.", "win.", "confirm_"),
     "examples": ("ex.", "card.", "pile.", "game."),
     "rules": (),
-    "stats": ("stats.", "daily.days"),
+    "stats": ("stats.", "daily.days", "hearts.stats.", "hearts.preset."),
     "hearts": ("hsetup.", "hearts.err.", "hearts.level.", "game.offline"),
     "hearts_table": ("hearts.", "hcard.", "game.offline"),
     "hearts_join": ("hjoin.", "hearts.err.", "hearts.kind.", "game.offline"),
