@@ -10,6 +10,7 @@ one), then played through :class:`HeartsService` exactly as pages play them.
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -39,6 +40,7 @@ from heartsuit.server.hearts.stats import HeartsStats, recount, seat_figures
 from heartsuit.server.hearts.stats_store import SeatResult, SqlHeartsStatsStore, results
 from heartsuit.server.hearts.store import SqlTableStore
 from heartsuit.server.storage.db import Database
+from tests.server_support import scratch_database
 
 #: with :func:`moon_policy`, seat 3 takes every penalty card of hand 0 of seed 130
 #: (tests/test_hearts_moon.py)
@@ -46,6 +48,7 @@ MOON_SEED, SHOOTER = 130, 3
 ALICE = "alice-plays-hearts-01"
 BOB = "bob-plays-hearts-0002"
 START_MS = 1_700_000_000_000
+POSTGRES_URL = os.environ.get("HEARTSUIT_TEST_POSTGRES", "")
 
 Policy = Callable[[Hand, int, list[Card]], Card]
 
@@ -59,8 +62,9 @@ def lowest(hand: Hand, seat: int, legal: list[Card]) -> Card:
 
 
 @asynccontextmanager
-async def counting_service(path: Path) -> AsyncIterator[HeartsService]:
-    db = Database(sqlite_url(path))
+async def counting_service(path: Path | str) -> AsyncIterator[HeartsService]:
+    """The service with its statistics on the SQLite file ``path`` (or the database URL)."""
+    db = Database(path if isinstance(path, str) else sqlite_url(path))
     await db.open()
     # computers play at once (a left seat's match goes on without waiting)
     service = HeartsService(
@@ -432,3 +436,31 @@ def test_no_player_no_figures(tmp_path: Path) -> None:
         assert shown["by_preset"] == [] and shown["best"] is None
 
     run(test, tmp_path / "t.sqlite3")
+
+
+# --- PostgreSQL -----------------------------------------------------------------------------------
+
+
+@pytest.mark.skipif(not POSTGRES_URL, reason="set HEARTSUIT_TEST_POSTGRES to run on PostgreSQL")
+def test_the_counting_and_its_guards_on_postgres() -> None:
+    async def main(url: str) -> None:
+        async with counting_service(url) as service:
+            table_id, tokens = await scripted_table(service, target=20)
+            await claim(service, table_id, 0, ALICE)
+            await play(service, table_id, tokens)
+            await service.rematch(table_id, tokens[0])
+            await play(service, table_id, tokens, lowest)
+            # a late claim counts both matches; a second one nothing
+            await claim(service, table_id, SHOOTER, BOB)
+            stats_of(service)._claimed.clear()
+            await claim(service, table_id, SHOOTER, BOB)
+            assert (await rows(service, ALICE))[0].outcome == "lost"
+            bob = await rows(service, BOB)
+            assert len(bob) == 2 and bob[0].outcome == "won" and bob[0].moons_shot == 1
+            await totals_match_recount(service, ALICE)
+            await totals_match_recount(service, BOB)
+            shown = await document(service, BOB)
+            assert shown["overall"]["matches"] == 2 and shown["best"]["margin"] == 26
+
+    with scratch_database(POSTGRES_URL, "hearts_stats") as url:
+        asyncio.run(main(url))
