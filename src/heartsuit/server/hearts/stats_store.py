@@ -79,7 +79,7 @@ results = Table(
     Column("queens", Integer, nullable=False),
     Column("ended_at_ms", BigInteger, nullable=False),
     # the best and the worst match of a player are the ends of this index
-    Index("ix_hearts_results_player_margin", "player_id", "margin"),
+    Index("ix_hearts_results_player_margin", "player_id", "margin", "ended_at_ms"),
 )
 
 player_stats = Table(

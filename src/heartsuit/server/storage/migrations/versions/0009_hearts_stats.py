@@ -53,7 +53,7 @@ def upgrade() -> None:
         sa.Column("ended_at_ms", sa.BigInteger, nullable=False),
     )
     op.create_index(
-        "ix_hearts_results_player_margin", "hearts_results", ["player_id", "margin"]
+        "ix_hearts_results_player_margin", "hearts_results", ["player_id", "margin", "ended_at_ms"]
     )
     op.create_table(
         "hearts_player_stats",
