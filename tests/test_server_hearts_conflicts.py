@@ -18,6 +18,7 @@ import pytest
 from heartsuit.server.hearts.live_table import LiveTable, LogEntry, SeatRecord, TableRecord
 from heartsuit.server.hearts.service import CONFLICT_ATTEMPTS, HeartsService
 from heartsuit.server.hearts.store import EntryConflict
+from heartsuit.server.storage.db import Step
 from tests.hearts_support import Seat, table_log
 from tests.server_support import Site, running_site
 
@@ -36,11 +37,16 @@ def refuse_actions(site: Site, count: int) -> list[int]:
     original = store.append
     refused = [0]
 
-    async def append(table: TableRecord, entry: LogEntry, seats: Sequence[SeatRecord] = ()) -> None:
+    async def append(
+        table: TableRecord,
+        entry: LogEntry,
+        seats: Sequence[SeatRecord] = (),
+        also: Sequence[Step] = (),
+    ) -> None:
         if entry.kind == "action" and refused[0] < count:
             refused[0] += 1
             raise EntryConflict(f"entry {entry.seq} of {table.id} is logged (simulated)")
-        await original(table, entry, seats)
+        await original(table, entry, seats, also)
 
     store.append = append  # type: ignore[method-assign]
     return refused

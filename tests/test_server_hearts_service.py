@@ -34,7 +34,7 @@ from heartsuit.server.hearts.live_table import LiveTable, LogEntry, SeatRecord, 
 from heartsuit.server.hearts.protocol import HeartsCreate, HeartsError, TableOptions
 from heartsuit.server.hearts.service import HeartsService
 from heartsuit.server.hearts.store import SqlTableStore
-from heartsuit.server.storage.db import Database
+from heartsuit.server.storage.db import Database, Step
 
 
 @asynccontextmanager
@@ -84,11 +84,14 @@ def test_a_change_being_written_is_not_shown_before_it_is_logged(tmp_path: Path)
             original = service.store.append
 
             async def slow_append(
-                table: TableRecord, entry: LogEntry, seats: Sequence[SeatRecord] = ()
+                table: TableRecord,
+                entry: LogEntry,
+                seats: Sequence[SeatRecord] = (),
+                also: Sequence[Step] = (),
             ) -> None:
                 written.set()
                 await release.wait()
-                await original(table, entry, seats)
+                await original(table, entry, seats, also)
 
             service.store.append = slow_append  # type: ignore[method-assign]
             acting = asyncio.create_task(service.act(table_id, tokens[1], a_pass(live, 1), version))

@@ -233,7 +233,7 @@ def test_revision_1_is_exactly_the_schema_from_before_migrations(empty_url: str)
 def test_the_revisions_have_readable_names_in_order() -> None:
     script = ScriptDirectory.from_config(migrations.config())
     names = [rev.revision for rev in reversed(list(script.walk_revisions()))]
-    assert names[:8] == [
+    assert names[:9] == [
         "0001_initial",
         "0002_player_preferences",
         "0003_hearts_tables",
@@ -242,6 +242,7 @@ def test_the_revisions_have_readable_names_in_order() -> None:
         "0006_play_time",
         "0007_quiet_intents",
         "0008_secret_seeds",
+        "0009_hearts_stats",
     ]
     assert names[-1] == migrations.head()
 

@@ -97,6 +97,8 @@ class HeartsSession:
         self.link = link
         self.replays = replays if replays is not None else Replays(service.store)
         self._tables: dict[str, _Seat] = {}
+        #: the connection's player, whose statistics count the seat its page holds
+        self._player = ""
 
     # ------------------------------------------------------------------ dispatch
 
@@ -109,6 +111,7 @@ class HeartsSession:
     async def handle(self, player: Player, message: ClientMessage, req: int | None) -> None:
         if not isinstance(message, HEARTS_MESSAGES):
             raise ProtocolError(ErrorCode.UNKNOWN_TYPE, "not a Hearts message")
+        self._player = player.id
         try:
             await self._handle(message, req)  # type: ignore[arg-type]
         except Stale as stale:
@@ -217,6 +220,8 @@ class HeartsSession:
             self._notice_now(table_id),
         )
         await self.service.refresh_presence(table_id)
+        if self.service.counting is not None and held:
+            await self.service.counting.claim(live, held, self._player)
 
     def _held_seat(self, live: LiveTable, token: str) -> int:
         """The seat of ``token``, which this socket must have opened (or created)."""

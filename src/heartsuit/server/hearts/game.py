@@ -14,12 +14,15 @@ from starlette.routing import BaseRoute
 
 from heartsuit.server.core.bus import Bus
 from heartsuit.server.core.clock import Clock
+from heartsuit.server.core.player import PLAYER_HEADER
 from heartsuit.server.core.settings import Settings
 from heartsuit.server.hearts import pages
 from heartsuit.server.hearts.endpoint import HeartsEndpoint
 from heartsuit.server.hearts.redis_leases import RedisTables
 from heartsuit.server.hearts.service import HeartsService
 from heartsuit.server.hearts.settings import HeartsSettings
+from heartsuit.server.hearts.stats import HeartsStats
+from heartsuit.server.hearts.stats_store import SqlHeartsStatsStore
 from heartsuit.server.hearts.store import SqlTableStore
 from heartsuit.server.hearts.thinking_pool import ThinkingPool
 from heartsuit.server.players.service import PlayerService
@@ -64,11 +67,14 @@ class HeartsGame:
             shared=shared,
             thinking=ThinkingPool(hearts.thinkers),
         )
+        # the players' Hearts statistics, counted as matches end (server/hearts/stats.py)
+        self.stats: Final = HeartsStats(SqlHeartsStatsStore(database), self.service.store)
+        self.service.counting = self.stats
         self.endpoint: Final = HeartsEndpoint(self.service)
 
     @property
     def routes(self) -> Sequence[BaseRoute]:
-        return pages.routes
+        return [*pages.routes, *self.stats.routes(PLAYER_HEADER)]
 
     async def start(self) -> None:
         # tables under way when the server stopped go on: their computers play again

@@ -53,6 +53,7 @@ from heartsuit.server.hearts.new_table import DEFAULT_LEVEL, clean_name, plan_ta
 from heartsuit.server.hearts.presence import Presence, SeatInUse
 from heartsuit.server.hearts.protocol import HeartsCreate, HeartsError, HeartsErrorCode, Stale
 from heartsuit.server.hearts.redis_leases import RedisTables
+from heartsuit.server.hearts.stats import HeartsStats
 from heartsuit.server.hearts.store import EntryConflict, TableStore
 from heartsuit.server.hearts.thinking_pool import ThinkerLost, ThinkingPool
 from heartsuit.server.storage.event_log import LiveCache, Locks, retry_conflicts
@@ -132,6 +133,9 @@ class HeartsService:
         thinking: ThinkingPool | None = None,
     ) -> None:
         self.store = store
+        #: the players' Hearts statistics, kept with the entries that end or leave a match
+        #: (server/hearts/stats.py); None: not kept
+        self.counting: HeartsStats | None = None
         #: where computers think (docs/site.md, "Computer players think in a pool of
         #: processes"); by default in a thread of this process
         self.thinking = thinking if thinking is not None else ThinkingPool(0)
@@ -959,12 +963,17 @@ class HeartsService:
             raise HeartsError(HeartsErrorCode.ILLEGAL, str(err), reason=err.reason.value) from None
         changed = [live.seats[changed_seat]] if changed_seat is not None else []
         try:
-            # the table already moved in memory: if the write fails, the copy is dropped
-            await self._live.written(live.record.id, self.store.append(live.record, entry, changed))
+            # the table already moved in memory: if the write fails, the copy is dropped;
+            # the players' statistics change in the same transaction as the entry
+            await self._live.written(live.record.id, self._log(live, entry, changed))
         except BaseException:
             self._locks.let_go(live.record.id)
             raise
         self._appended[live.record.id] = entry
+
+    async def _log(self, live: LiveTable, entry: LogEntry, changed: list[SeatRecord]) -> None:
+        counted = await self.counting.steps(live, entry) if self.counting else ()
+        await self.store.append(live.record, entry, changed, counted)
 
     async def _announce(self, live: LiveTable, *, presence: bool = False) -> None:
         table_id = live.record.id

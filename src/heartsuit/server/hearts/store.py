@@ -96,9 +96,15 @@ class TableStore(Protocol):
         ...
 
     async def append(
-        self, table: TableRecord, entry: LogEntry, seats: Sequence[SeatRecord] = ()
+        self,
+        table: TableRecord,
+        entry: LogEntry,
+        seats: Sequence[SeatRecord] = (),
+        also: Sequence[Step] = (),
     ) -> None:
-        """Log ``entry``, store ``table`` as the row and ``seats`` as changed, all or nothing.
+        """Log ``entry``, store ``table`` as the row and ``seats`` as changed, and run the
+        steps ``also`` (what the entry changes elsewhere: the statistics of a match it ends),
+        all or nothing.
 
         Raises :class:`EntryConflict` when the log already holds ``entry.seq``.
         """
@@ -265,7 +271,11 @@ class SqlTableStore:
         return None if row is None else str(row.id)
 
     async def append(
-        self, table: TableRecord, entry: LogEntry, seat_rows: Sequence[SeatRecord] = ()
+        self,
+        table: TableRecord,
+        entry: LogEntry,
+        seat_rows: Sequence[SeatRecord] = (),
+        also: Sequence[Step] = (),
     ) -> None:
         if table.version != entry.seq + 1:
             raise StoreError(f"the row of {table.id} does not follow entry {entry.seq}")
@@ -277,6 +287,7 @@ class SqlTableStore:
                     [{"b_id": table.id, "b_status": table.status, "b_version": table.version}],
                 ),
                 Step(_SEAT_ROW, [_seat_params(table.id, seat) for seat in seat_rows]),
+                *also,
                 # a table's rows: several processes' batches take them in one order
                 key=table.id,
             )

@@ -42,7 +42,13 @@ __all__ = [
 ]
 
 HOME: Final = Page("home", "home.html", "home.title", ("home.", "game.error", "game.offline"))
-STATS: Final = Page("stats", "stats.html", "stats.title", ("stats.", "daily.days"))
+#: the statistics page shows every game's figures (Hearts' words: hearts.stats., hearts.preset.)
+STATS: Final = Page(
+    "stats",
+    "stats.html",
+    "stats.title",
+    ("stats.", "daily.days", "hearts.stats.", "hearts.preset."),
+)
 NOT_FOUND: Final = Page("notfound", "404.html", "notfound.title")
 
 #: every page the site serves, by name

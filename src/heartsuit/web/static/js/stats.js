@@ -1,5 +1,7 @@
-// Statistics: the player's results from GET /api/stats (same body as the "stats" message): the
-// server's running totals, and the per-deal list one page at a time ("Show more deals").
+// Statistics: the player's Heart to Heart results from GET /api/stats (same body as the "stats"
+// message): the server's running totals, and the per-deal list one page at a time ("Show more
+// deals"); and their Hearts results from GET /api/hearts/stats (totals, per variant, best and
+// worst match).
 
 import { formatTime, t } from "./i18n.js";
 import { storedPlayer } from "./ws.js";
@@ -97,6 +99,95 @@ function addRows(stats) {
   shownNote.textContent = t("stats.shown", { shown: loaded, total });
 }
 
+// --- Hearts ---
+
+const hearts = root.querySelector("[data-hearts-stats]");
+const heartsStatus = hearts.querySelector("[data-hearts-status]");
+const presetBody = hearts.querySelector("[data-by-preset] tbody");
+const presetHeadings = [...hearts.querySelectorAll("[data-by-preset] thead th")].map(
+  (th) => th.textContent,
+);
+const reader = document.documentElement.lang || "id";
+// points per hand: a decimal written the reader's way ("3,5" / "3.5")
+const perHand = (value) =>
+  value === null || value === undefined
+    ? dash
+    : value.toLocaleString(reader, { maximumFractionDigits: 2 });
+const presetName = (preset) => t(`hearts.preset.${preset}`);
+// a margin with its sign: + ahead of everyone, − (a real minus) behind the winner
+const signed = (n) => (n > 0 ? `+${n}` : n < 0 ? `\u2212${-n}` : "0");
+
+function matchLine(match) {
+  if (!match) return dash;
+  return t("hearts.stats.match_line", {
+    preset: presetName(match.preset),
+    total: match.total,
+    others: match.others_best,
+    margin: signed(match.margin),
+  });
+}
+
+function fillHearts(stats) {
+  const o = stats.overall;
+  const values = {
+    matches: count(o.matches),
+    won: count(o.won),
+    lost: count(o.lost),
+    left: count(o.left),
+    points_per_hand: perHand(o.points_per_hand),
+    moons_shot: count(o.moons_shot),
+    moons_suffered: count(o.moons_suffered),
+    queens: count(o.queens),
+  };
+  for (const [key, text] of Object.entries(values)) {
+    hearts.querySelector(`[data-hstat="${key}"]`).textContent = text;
+  }
+  const ends = hearts.querySelector("[data-hearts-ends]");
+  ends.hidden = !stats.best;
+  hearts.querySelector('[data-hstat-match="best"]').textContent = matchLine(stats.best);
+  hearts.querySelector('[data-hstat-match="worst"]').textContent = matchLine(stats.worst);
+  presetBody.replaceChildren();
+  for (const row of stats.by_preset) {
+    const tr = document.createElement("tr");
+    tr.dataset.preset = row.preset;
+    tr.setAttribute("role", "row");
+    const cells = [
+      presetName(row.preset),
+      count(row.matches),
+      count(row.won),
+      count(row.left),
+      perHand(row.points_per_hand),
+    ];
+    cells.forEach((text, i) => {
+      const td = document.createElement("td");
+      td.textContent = text;
+      td.setAttribute("role", "cell");
+      td.dataset.label = presetHeadings[i];
+      tr.append(td);
+    });
+    presetBody.append(tr);
+  }
+  for (const part of hearts.querySelectorAll("[data-by-preset-part]")) {
+    part.hidden = !stats.by_preset.length;
+  }
+  hearts.querySelector("[data-hearts-play]").hidden = o.matches > 0;
+  heartsStatus.textContent = o.matches ? "" : t("hearts.stats.none");
+}
+
+async function loadHearts() {
+  const player = storedPlayer();
+  let stats = null;
+  if (player) {
+    // the id is the player's credential: in a header, never in a URL that logs keep
+    const response = await fetch("/api/hearts/stats", {
+      headers: { "X-Heartsuit-Player": player },
+    });
+    if (!response.ok) throw new Error(String(response.status));
+    stats = await response.json();
+  }
+  fillHearts(stats || { overall: { matches: 0 }, by_preset: [], best: null, worst: null });
+}
+
 async function fetchStats(offset) {
   const player = storedPlayer();
   if (!player) return null;
@@ -125,8 +216,14 @@ async function load() {
   fill(stats || { overall: { games: 0 }, by_code: [], by_code_total: 0 });
 }
 
-load()
-  .catch(() => {
+const both = [
+  load().catch(() => {
     status.textContent = t("stats.error");
-  })
-  .finally(() => root.setAttribute("aria-busy", "false"));
+  }),
+  loadHearts()
+    .catch(() => {
+      heartsStatus.textContent = t("stats.error");
+    })
+    .finally(() => hearts.setAttribute("aria-busy", "false")),
+];
+Promise.all(both).finally(() => root.setAttribute("aria-busy", "false"));
