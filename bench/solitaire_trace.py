@@ -39,31 +39,32 @@ _COUNT_HEAP: list[bool] = []
 
 
 def _install() -> None:
-    from heartsuit.server.storage import db
+    from heartsuit.server.storage import batch_writer, db, statements
+    from heartsuit.server.storage import sqlite as sqlite_setup
 
     trying = set(filter(None, os.environ.get("HEARTSUIT_TRACE_TRY", "").split(",")))
     pages = next((t.split("=", 1)[1] for t in trying if t.startswith("autocheckpoint=")), "")
     if pages:
         # SQLite's automatic checkpoint after this many WAL pages instead of 1,000
-        set_pragmas = db._sqlite_pragmas
+        set_pragmas = sqlite_setup.pragmas
 
         def with_pages(dbapi_connection: Any, record: Any) -> None:
             set_pragmas(dbapi_connection, record)
             dbapi_connection.execute(f"PRAGMA wal_autocheckpoint={int(pages)}")
 
-        db._sqlite_pragmas = with_pages  # type: ignore[assignment]
+        sqlite_setup.pragmas = with_pages  # type: ignore[assignment]
     switch = next((t.split("=", 1)[1] for t in trying if t.startswith("switch=")), "")
     if switch:
         sys.setswitchinterval(float(switch) / 1000)
     if "no-autocheckpoint" in trying:
         # SQLite's automatic checkpoint (in a commit once the WAL passes 1,000 pages) left out
-        pragmas = db._sqlite_pragmas
+        pragmas = sqlite_setup.pragmas
 
         def without_checkpoint(dbapi_connection: Any, record: Any) -> None:
             pragmas(dbapi_connection, record)
             dbapi_connection.execute("PRAGMA wal_autocheckpoint=0")
 
-        db._sqlite_pragmas = without_checkpoint  # type: ignore[assignment]
+        sqlite_setup.pragmas = without_checkpoint  # type: ignore[assignment]
 
     started: dict[str, float] = {}
 
@@ -83,7 +84,7 @@ def _install() -> None:
     gc.callbacks.append(on_gc)
 
     original_batch = db.Database._write_batch
-    original_many = db._run_many
+    original_many = statements.run_many
     marks: dict[str, float] = {}
 
     async def run_many(conn: Any, group: list[Any]) -> None:
@@ -99,8 +100,8 @@ def _install() -> None:
 
     # on a SQLite file the statements run in the writer thread: the driver's way marks the
     # start of its commit, SQLAlchemy's way the end of its statements (one batch at a time)
-    original_commit = db._Hooks.commit
-    original_many_sync = db._run_many_sync
+    original_commit = batch_writer.Hooks.commit
+    original_many_sync = statements.run_many_sync
 
     def commit(self: Any, cursor: Any) -> None:
         marks["statements"] = time.time()
@@ -110,7 +111,7 @@ def _install() -> None:
         original_many_sync(conn, group)
         marks["statements"] = time.time()
 
-    original_thread_write = db._BatchWriter._write
+    original_thread_write = batch_writer.BatchWriter._write
 
     def thread_write(self: Any, batch: list[Any]) -> Any:
         # a SQLite file's batches: timed in the writer thread, which takes them one after the
@@ -123,10 +124,10 @@ def _install() -> None:
             t1 = time.time()
             TRACE["batches"].append((t0, t1 - t0, len(batch), marks["statements"] - t0))
 
-    db._BatchWriter._write = thread_write  # type: ignore[method-assign]
-    db._Hooks.commit = commit  # type: ignore[method-assign]
-    db._run_many_sync = run_many_sync
-    db._run_many = run_many  # type: ignore[assignment]
+    batch_writer.BatchWriter._write = thread_write  # type: ignore[method-assign]
+    batch_writer.Hooks.commit = commit  # type: ignore[method-assign]
+    statements.run_many_sync = run_many_sync
+    statements.run_many = run_many  # type: ignore[assignment]
     db.Database._write_batch = write_batch  # type: ignore[method-assign]
 
     original_open = db.Database.open

@@ -285,7 +285,7 @@ def test_a_write_aborted_again_on_its_own_is_tried_again(tmp_path: Path) -> None
     only a write aborted every time hears of the deadlock."""
     from sqlalchemy.exc import OperationalError
 
-    from heartsuit.server.storage.db import WRITE_ATTEMPTS
+    from heartsuit.server.storage.batch_writer import WRITE_ATTEMPTS
 
     for url in urls(tmp_path):
 
@@ -484,20 +484,20 @@ def test_batched_statements_are_compiled_once_and_run_as_written(tmp_path: Path)
     once per batch; constants of a statement (``value + 1``, ``value < 10``) keep their values
     in every row, and a statement whose rows need SQLAlchemy's own execution (a default
     computed in Python) still gets it."""
-    import heartsuit.server.storage.db as db_module
+    import heartsuit.server.storage.statements as db_module
 
     for url in urls(tmp_path):
 
         async def check(db: Database) -> None:
             compiled: list[object] = []
-            compile_once = db_module._compile
+            compile_once = db_module.compile_statement
 
             def counting(statement: Any, dialect: Any, keys: Any) -> Any:
                 compiled.append(statement)
                 return compile_once(statement, dialect, keys)
 
-            db_module._PREPARED.clear()
-            db_module._compile = counting
+            db_module.PREPARED.clear()
+            db_module.compile_statement = counting
             try:
                 ids = [fresh() for _ in range(30)]
                 for _round in range(3):
@@ -510,7 +510,7 @@ def test_batched_statements_are_compiled_once_and_run_as_written(tmp_path: Path)
                 made = [fresh() for _ in range(5)]
                 await asyncio.gather(*(db.write(Step(ADD_STAMPED, [{"id": m}])) for m in made))
             finally:
-                db_module._compile = compile_once
+                db_module.compile_statement = compile_once
             assert compiled.count(ADD) == 1 and compiled.count(BUMP) == 1, compiled
             assert await values(db, [f"{i}-0" for i in ids]) == {f"{i}-0": 10 for i in ids}
             assert await values(db, [f"{i}-2" for i in ids]) == {f"{i}-2": 8 for i in ids}
@@ -609,7 +609,7 @@ def test_sqlite_checkpoints_the_wal_after_the_sites_page_count(tmp_path: Path) -
     """Every SQLite connection of the site (the writer's, the readers') checkpoints the WAL
     after ``WAL_CHECKPOINT_PAGES`` pages, not SQLite's 1,000: the automatic checkpoint runs in
     the commit that crosses it, and every write queued behind that commit waits."""
-    from heartsuit.server.storage.db import WAL_CHECKPOINT_PAGES
+    from heartsuit.server.storage.sqlite import WAL_CHECKPOINT_PAGES
 
     assert WAL_CHECKPOINT_PAGES > 1_000
 
@@ -713,7 +713,7 @@ def test_sqlite_writes_the_rows_of_an_insert_in_statements_of_many_rows(tmp_path
     """On a SQLite file the INSERT rows of a batch go in statements of many rows each (sizes
     that are powers of two, at most ROWS_PER_INSERT), not one call into SQLite per row; other
     statements stay an executemany; a row refused among them is found, the others kept."""
-    from heartsuit.server.storage import db as db_module
+    from heartsuit.server.storage import statements as db_module
 
     async def check(db: Database) -> None:
         writer = db._batches
@@ -810,7 +810,8 @@ def test_the_driver_way_writes_a_batch_as_sqlalchemys_way_does(
     or the same kind of error) and the same rows after it."""
     import tempfile
 
-    from heartsuit.server.storage.db import _BatchWriter, _Write
+    from heartsuit.server.storage.batch_writer import BatchWriter as _BatchWriter
+    from heartsuit.server.storage.statements import Write as _Write
 
     # an immediate foreign key on a table of the test's own (the children's is deferred)
     grown = Table(

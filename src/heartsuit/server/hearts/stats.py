@@ -45,6 +45,7 @@ from starlette.routing import Route
 from heartsuit.hearts import Match
 from heartsuit.hearts.game import Phase
 from heartsuit.hearts.rules import QUEEN_OF_SPADES
+from heartsuit.server.core.player import PLAYER_ID
 from heartsuit.server.hearts.live_table import LiveTable, LogEntry, SeatRecord, TableRecord
 from heartsuit.server.hearts.stats_store import (
     COUNTERS,
@@ -56,7 +57,6 @@ from heartsuit.server.hearts.stats_store import (
     unclaim_step,
 )
 from heartsuit.server.hearts.store import TableStore
-from heartsuit.server.core.player import PLAYER_ID
 from heartsuit.server.storage.db import Step, StoreError
 
 log = logging.getLogger("heartsuit.server.hearts")
