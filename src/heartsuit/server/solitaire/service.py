@@ -46,6 +46,12 @@ The service is the only writer of solitaire games. Its rules of the house:
   starts and pauses write the clock, never a move.
 - The deal of the day (:mod:`heartsuit.server.solitaire.daily`) is a code like any other; a win of
   it on its own UTC day also moves the player's daily streak.
+
+Why one module of this length: each public method runs under the player's lock over the same
+copies in memory, and the rules above bind them (a new game closes the open one and counts it,
+a move moves the clock, the totals and the streak). What needs none of that lives beside it:
+what counts (``stats.py``), the deal of the day (``daily.py``), the views and frames
+(``frames.py``), the locks, copies and conflicts (``storage/event_log.py``).
 """
 
 from __future__ import annotations

@@ -17,6 +17,11 @@ state is a replay of the log (DESIGN.md, principle 4). Beside the log:
 
 All of them change in the same transaction as the log entry (or the new game) they follow, so
 they never disagree with it.
+
+Why one module of this length: it is the table definitions, the :class:`SolitaireStore`
+protocol and the one class that implements it, whose writes each touch several of these
+tables in one transaction (a move: the log, the game's row, the totals, a snapshot); split
+by table, every write would reach into every part.
 """
 
 from __future__ import annotations
