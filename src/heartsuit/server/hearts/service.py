@@ -158,6 +158,9 @@ class HeartsService:
         #: per table, the (match, hand) whose wait between hands this process has sat out
         #: (its timer ran out here: the computers go on whatever the clock says)
         self._waited: dict[str, tuple[int, int]] = {}
+        #: per table whose computer turns wait out the timer between hands, what wakes them
+        #: (a change: "next hand", a card, a seat handed over) to look again at once
+        self._wake: dict[str, asyncio.Event] = {}
         self.levels = levels
         #: the tables in memory, replayed from their logs (storage/event_log.py)
         self._live: LiveCache[LiveTable] = LiveCache(live_tables, dropped=self._dropped)
@@ -662,6 +665,9 @@ class HeartsService:
             return
         task = self._drivers.get(table_id)
         if task is not None and not task.done():
+            wake = self._wake.get(table_id)
+            if wake is not None:
+                wake.set()  # it waits out the timer between hands: a change may end the wait
             return
         live = self._live.get(table_id)
         if live is not None and not self._computer_seats(live) and not self._locks_held(table_id):
@@ -687,10 +693,17 @@ class HeartsService:
                     return  # the people have not seen the last hand yet: "next hand" kicks
                 if hold > 0:
                     # online, the timer between hands (run by the table's owner: a restart or
-                    # a new owner counts from the log's time of the hand's end)
-                    await asyncio.sleep(hold)
-                    if live.match is not None:
-                        self._waited[table_id] = (live.match_no, live.match.hand_number)
+                    # a new owner counts from the log's time of the hand's end); any change
+                    # to the table meanwhile wakes it to look again
+                    wake = self._wake[table_id] = asyncio.Event()
+                    try:
+                        await asyncio.wait_for(wake.wait(), hold)
+                    except TimeoutError:
+                        if live.match is not None:
+                            self._waited[table_id] = (live.match_no, live.match.hand_number)
+                    finally:
+                        if self._wake.get(table_id) is wake:
+                            del self._wake[table_id]
                     continue
                 # a finished trick stays on the table a moment longer, so people can see it
                 trick = live.match.hand.view(0).trick if live.match is not None else None
