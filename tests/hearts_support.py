@@ -141,6 +141,12 @@ class Seat:
         )
 
 
+def waited(state: dict[str, Any]) -> list[int]:
+    """The people the computers wait for between hands (none when nobody is waited for)."""
+    between = (state.get("public") or {}).get("next_hand")
+    return list(between["waiting"]) if between else []
+
+
 def play_until_over(seats: list[Seat], *, hands: int | None = None) -> None:
     """Every person plays their first legal card until the match (or ``hands`` hands) ends.
 
@@ -159,12 +165,19 @@ def play_until_over(seats: list[Seat], *, hands: int | None = None) -> None:
 
         def next_turn(s: dict[str, Any], reached: int = reached) -> bool:
             return s["table"]["version"] >= reached and (
-                finished(s) or any(p.seat in s["awaiting"] for p in seats)
+                finished(s) or any(p.seat in s["awaiting"] or p.seat in waited(s) for p in seats)
             )
 
         state = referee.until(next_turn)
         if finished(state):
             break
+        asked = [p for p in seats if p.seat in waited(state) and p.seat not in state["awaiting"]]
+        if asked:
+            # between hands, the computers wait for these people's "next hand"
+            reply = asked[0].ask("hearts.next", table=asked[0].table, token=asked[0].token)
+            assert reply["type"] in ("hearts.state", "hearts.patch"), reply
+            reached = asked[0].version
+            continue
         person = next(p for p in seats if p.seat in state["awaiting"])
         mine = person.until(lambda s: finished(s) or person.my_turn(s))  # noqa: B023
         if finished(mine):

@@ -40,6 +40,7 @@ from tests.hearts_support import (
     frames_with_their_table,
     play_until_over,
     table_log,
+    waited,
 )
 from tests.server_support import Site, running_site
 
@@ -95,8 +96,15 @@ def play_on_one_device(device: Seat, tokens: dict[int, str]) -> None:
     """The people of a shared device take turns (look, then act) until the match is over."""
     while device.state["over"] is None:
         mine = [s for s in device.state["awaiting"] if s in tokens]
+        if not mine and waited(device.state):
+            # between hands the computers wait for the device's "next hand"
+            device.ask("hearts.next", table=device.table, token=tokens[waited(device.state)[0]])
+            continue
         if not mine:
-            device.until(lambda s: s["over"] is not None or any(a in tokens for a in s["awaiting"]))
+            device.until(
+                lambda s: s["over"] is not None
+                or any(a in tokens for a in [*s["awaiting"], *waited(s)])
+            )
             continue
         turn = mine[0]
         device.seat, device.token = turn, tokens[turn]

@@ -156,6 +156,44 @@ def test_people_on_two_processes_play_a_hand_at_one_table(
     assert host.state["table"]["version"] <= len(log)
 
 
+@pytest.mark.parametrize("timer_ms", [600_000, 300])
+def test_between_hands_the_owner_waits_for_people_on_either_process_or_its_timer(
+    database_url: str, tmp_path: Path, timer_ms: int
+) -> None:
+    """The host's process owns the table; the guest says "next hand" on the other one, and the
+    owner hears it and lets the computers pass. With a short timer nobody says it, and the
+    owner's timer lets them pass."""
+    options: dict[str, Any] = {
+        "hearts_pace_ms": 0,
+        "hearts_grace_ms": 600_000,
+        "hearts_next_hand_ms": timer_ms,
+    }
+    with (
+        site_of(database_url, tmp_path, **options) as one,
+        site_of(database_url, tmp_path, **options) as two,
+        ExitStack() as stack,
+    ):
+        host = person(one, stack)
+        host.create(mode="online", name="Host")
+        guest = person(two, stack)
+        guest.sit(host.table, 1, "Guest")
+        host.until(lambda s: s["table"]["seats"][1]["kind"] == "human")
+        host.ask("hearts.start", table=host.table, token=host.token)
+        guest.until(lambda s: s["table"]["status"] == "playing")
+        play_until_over([host, guest], hands=1)
+        for someone in (host, guest):
+            someone.until(lambda s: s["public"]["hand_number"] == 1)
+        computers_passed = [False, False, True, True]
+        if timer_ms > 1000:
+            assert guest.state["public"]["next_hand"]["waiting"] == [0, 1]
+            guest.ask("hearts.next", table=guest.table, token=guest.token)
+            host.until(lambda s: s["public"]["next_hand"]["waiting"] == [0])
+            host.ask("hearts.next", table=host.table, token=host.token)
+        guest.until(lambda s: s["public"]["passed"] == computers_passed)
+        kinds = [e.kind for e in logged(one, host.table)]
+        assert kinds.count("ready") == (2 if timer_ms > 1000 else 0)
+
+
 def test_a_card_played_travels_with_its_notice_and_nothing_hidden_does(
     postgres_url: str, tmp_path: Path
 ) -> None:

@@ -194,6 +194,11 @@ def new_user(browser: Any, server: ServerProcess) -> Iterator[Any]:
     def make(width: int = 1280, height: int = 800) -> User:
         context = browser.new_context(viewport={"width": width, "height": height})
         context.set_default_timeout(15_000)
+        # as for ``page``: each card tapped by the test (unless a test chose otherwise)
+        context.add_init_script(
+            "try { const k = 'heartsuit.hearts.setting.autoplay';"
+            " if (localStorage.getItem(k) === null) localStorage.setItem(k, '0'); } catch {}"
+        )
         contexts.append(context)
         return User(context, errors)
 
@@ -214,6 +219,9 @@ def page(browser_context: Any, server: ServerProcess) -> Iterator[Any]:
     tab.on("pageerror", lambda error: errors.append(f"{error}\n{error.stack}"))
     tab.goto(f"{server.url}/healthz")
     tab.evaluate("localStorage.clear()")
+    # the tests tap every card themselves (they were written before a lone legal card played
+    # itself); the tests of that setting turn it back on
+    tab.evaluate("localStorage.setItem('heartsuit.hearts.setting.autoplay', '0')")
     try:
         yield tab
     finally:

@@ -58,6 +58,8 @@ def hearts_state(
     over: dict[str, Any] | None = None,
     preset: str = "standard",
     invite: str | None = None,
+    next_hand: dict[str, Any] | None = None,
+    pace: str = "normal",
 ) -> dict[str, Any]:
     hand = match.hand
     rules = match.rules
@@ -98,6 +100,8 @@ def hearts_state(
             "invite_url": f"/hearts/join/{invite}" if invite else None,
             "host": host,
             "seats": seat_info or seats(players),
+            "pace": pace,
+            "hints": mode != "online",
             "version": version,
         },
         "you": list(you),
@@ -118,6 +122,7 @@ def hearts_state(
             "shooter": public_view.shooter,
             "moon_options": public_view.to_dict()["moon_options"],
             "moon_choice": public_view.moon_choice,
+            "next_hand": next_hand,
         },
         "view": view.to_dict() if view is not None else None,
         "illegal": illegal,

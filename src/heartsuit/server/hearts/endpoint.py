@@ -20,6 +20,7 @@ from pydantic import BaseModel
 
 from heartsuit import i18n
 from heartsuit.hearts import Moon
+from heartsuit.hearts.actions import Pass, Play
 from heartsuit.server.core.bus import Notice
 from heartsuit.server.core.game_service import Context
 from heartsuit.server.core.player import Player
@@ -35,13 +36,16 @@ from heartsuit.server.hearts.protocol import (
     HeartsErrorCode,
     HeartsErrorReply,
     HeartsFree,
+    HeartsHint,
     HeartsInvite,
     HeartsLeave,
     HeartsLobby,
     HeartsLook,
     HeartsMessage,
     HeartsMoon,
+    HeartsNext,
     HeartsOpen,
+    HeartsPace,
     HeartsPass,
     HeartsPlay,
     HeartsRematch,
@@ -49,6 +53,7 @@ from heartsuit.server.hearts.protocol import (
     HeartsSeated,
     HeartsSit,
     HeartsStart,
+    HintReply,
     Stale,
 )
 from heartsuit.server.hearts.replay import Replays
@@ -154,6 +159,7 @@ class HeartsSession:
                     seats=seat_infos(
                         live, service.connected(live.record.id), service.away(live.record.id)
                     ),
+                    hints=live.hints,
                 ),
                 req,
             )
@@ -201,6 +207,22 @@ class HeartsSession:
         elif isinstance(message, HeartsRematch):
             self._held_seat(await service.table(message.table), message.token)
             await self._reply(await service.rematch(message.table, message.token), req)
+        elif isinstance(message, HeartsNext):
+            self._held_seat(await service.table(message.table), message.token)
+            await self._reply(await service.ready(message.table, message.token), req)
+        elif isinstance(message, HeartsPace):
+            self._held_seat(await service.table(message.table), message.token)
+            live = await service.set_pace(message.table, message.token, message.pace)
+            await self._reply(live, req)
+        elif isinstance(message, HeartsHint):
+            self._held_seat(await service.table(message.table), message.token)
+            live, seat, action = await service.hint(message.table, message.token, message.version)
+            await self.link.send(
+                HintReply(
+                    table=live.record.id, version=live.version, seat=seat, cards=hint_cards(action)
+                ),
+                req,
+            )
         elif isinstance(message, HeartsReplayAsk):
             await self.link.send(await self.replays.get(message.table, message.match), req)
 
@@ -344,7 +366,7 @@ class HeartsSession:
         """What the table part of a state to this socket is made from (the seats it holds
         and is shown too), but the version."""
         facts = live.facts()  # status, seats, seed and host: the same for every socket
-        return (tuple(sorted(you)), facts[3] in you, connected, away, facts)
+        return (tuple(sorted(you)), facts[3] in you, connected, away, facts, live.pace)
 
     async def _reply(self, live: LiveTable, req: int | None) -> None:
         """The answer to this socket's intent: a patch when one will do (the socket acted on
@@ -409,6 +431,15 @@ class HeartsSession:
             code=err.code, message=text, reason=reason if isinstance(reason, str) else None
         )
         return error_frame(reply, state)
+
+
+def hint_cards(action: object) -> list[str]:
+    """The cards of a hint: the one to play, or those to pass."""
+    if isinstance(action, Pass):
+        return [card.code for card in action.cards]
+    if isinstance(action, Play):
+        return [action.card.code]
+    return []
 
 
 def _moment(live: LiveTable) -> tuple[int, str] | None:

@@ -76,6 +76,8 @@ def table_info(
         invite_url=invite_url(record.invite),
         host=host,
         seats=seat_infos(live, connected, away),
+        pace=live.pace,
+        hints=live.hints,
         version=live.version,
     )
 
@@ -93,6 +95,22 @@ def public_part(view: SeatView, awaiting: Collection[int]) -> dict[str, Any]:
     passing = view.phase == "pass"
     data["passed"] = [passing and seat not in awaiting for seat in range(players)]
     return data
+
+
+def next_hand(live: LiveTable, timer_ms: int) -> dict[str, Any] | None:
+    """Between hands: the hand waited for, the people still to say "next hand", and online
+    when the computers go on without them (the server's clock, ms since the epoch) and how
+    long that wait is; None when nobody is waited for."""
+    waiting = live.waiting()
+    if not waiting or live.between is None:
+        return None
+    online = live.record.mode == "online"
+    return {
+        "hand": live.between.hand,
+        "waiting": list(waiting),
+        "deadline_ms": live.between.since_ms + timer_ms if online else None,
+        "timer_ms": timer_ms if online else None,
+    }
 
 
 def sheet(match: Match) -> Sheet:
@@ -169,8 +187,10 @@ def table_state(
     connected: Collection[int],
     away: Collection[int],
     since: int | None = None,
+    next_hand_ms: int = 18_000,
 ) -> HeartsState:
-    """The ``hearts.state`` for a connection holding ``you`` and shown ``view_seat``'s hand."""
+    """The ``hearts.state`` for a connection holding ``you`` and shown ``view_seat``'s hand
+    (``next_hand_ms``: online, how long the computers wait between hands)."""
     match = live.match
     awaiting = list(live.awaiting())
     info = table_info(live, host=host, connected=connected, away=away)
@@ -191,11 +211,13 @@ def table_state(
     # the public part comes from a seat view too: the seat shown, or else seat 0's, stripped
     private = match.view(view_seat) if view_seat is not None else None
     base = private if private is not None else match.view(0)
+    public = public_part(base, awaiting)
+    public["next_hand"] = next_hand(live, next_hand_ms)
     return HeartsState(
         table=info,
         you=sorted(you),
         awaiting=awaiting,
-        public=public_part(base, awaiting),
+        public=public,
         view=private.to_dict() if private is not None else None,
         illegal=illegal_reasons(match, private) if private is not None else {},
         pass_to=pass_receiver(private),
@@ -236,6 +258,8 @@ class _Kept:
 
     live: LiveTable
     version: int
+    #: online, how long the computers wait between hands
+    next_hand_ms: int = 18_000
     #: the parts of this version: "shared", ("table", ...) presence variants, ("events", since)
     parts: dict[Any, dict[str, str]] = field(default_factory=dict)
     #: the view's fields split around the private ones (see _view_segments)
@@ -283,9 +307,11 @@ class StateFrames:
     with its private fields removed.
     """
 
-    def __init__(self, size: int = 2000) -> None:
+    def __init__(self, size: int = 2000, *, next_hand_ms: int = 18_000) -> None:
         #: how many tables' parts are kept (only each table's newest version)
         self._size = size
+        #: online, how long the computers wait between hands (for the public ``next_hand``)
+        self.next_hand_ms = next_hand_ms
         self._tables: OrderedDict[str, _Kept] = OrderedDict()
 
     def text(
@@ -394,7 +420,7 @@ class StateFrames:
         table_id = live.record.id
         kept = self._tables.get(table_id)
         if kept is None or kept.live is not live:
-            kept = self._tables[table_id] = _Kept(live, live.version)
+            kept = self._tables[table_id] = _Kept(live, live.version, self.next_hand_ms)
         elif kept.version != live.version:
             kept.before = kept.public if kept.version == live.version - 1 else None
             kept.public = None
@@ -413,7 +439,8 @@ class StateFrames:
 #: (the seat views share them, so a client sets each in its public part and in its own view),
 #: and at a trick's end (not the hand's) also the last trick and the count of tricks played,
 #: which a client also adds to its view's finished ``tricks``; during the pass (but its last),
-#: who has passed (``passed``: public, not the view's own field of that name)
+#: who has passed (``passed``: public, not the view's own field of that name); between hands,
+#: who is still waited for (``next_hand``: a person's first pass says they are ready)
 PATCHED_FIELDS = frozenset(
     {
         "passed",
@@ -426,6 +453,7 @@ PATCHED_FIELDS = frozenset(
         "kitty_size",
         "last_trick",
         "tricks_played",
+        "next_hand",
     }
 )
 
@@ -471,7 +499,7 @@ def _table_json(
 ) -> str:
     """``table_info(...)`` as JSON; all of it but the version is kept until something in it
     changes (the version is the model's last field)."""
-    key = (host, connected, away, live.status, tuple(live.seats), live.seed)
+    key = (host, connected, away, live.status, tuple(live.seats), live.seed, live.pace)
     head = kept.tables.get(key)
     if head is None:
         # the variants of an earlier status, seating or deal are never shown again: drop them
@@ -597,6 +625,7 @@ def _public(
         if seat0 is None:
             seat0 = match.view(0)
         public = _public_dict(_view_dict(seat0), seat0, awaiting)
+        public["next_hand"] = next_hand(live, kept.next_hand_ms)
         kept.public = ({key: _json(value) for key, value in public.items()}, awaiting)
     return kept.public
 

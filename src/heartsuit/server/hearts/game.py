@@ -31,7 +31,7 @@ from heartsuit.server.storage.db import Database
 #: the message that starts a table, counted by the site's new-games limit
 NEW_GAME_MESSAGES: Final = ("hearts.create",)
 #: the messages that look a table up by a short secret (an invite) or a table id
-LOOKUP_MESSAGES: Final = ("hearts.invite", "hearts.replay")
+LOOKUP_MESSAGES: Final = ("hearts.invite", "hearts.replay", "hearts.hint")
 
 
 class HeartsGame:
@@ -63,6 +63,7 @@ class HeartsGame:
             clock=clock,
             pace_ms=hearts.pace_ms,
             grace_ms=hearts.grace_ms,
+            next_hand_ms=hearts.next_hand_ms,
             live_tables=hearts.live_tables,
             shared=shared,
             thinking=ThinkingPool(hearts.thinkers),

@@ -16,7 +16,11 @@ Log entries (``kind`` and ``data``):
   writes it (a log written before shooters chose has no moon choice: its replay scores such a
   moon as the engine did then, :meth:`heartsuit.hearts.match.Match.settle_old_moon`);
 - ``seat``: a seat changed hands (``{"seat", "kind", "name", "level"}``; never a token);
-- ``rematch``: a new match with the same seats (``{"seed": s}``).
+- ``rematch``: a new match with the same seats (``{"seed": s}``);
+- ``ready``: between hands, a person said "next hand" (``{"seat": s}``): see :class:`Between`;
+- ``pace``: how fast the computers play from now on (``{"pace": "slow" | "normal" | "fast"}``);
+- ``hints``: an online table whose people may ask for hints (``{"hints": true}``, logged at its
+  creation only: everyone who joins sees it).
 
 A match's seed deals all of its hands, so it is a secret while the match runs. Tables against
 the computer take a code's seed (:data:`~heartsuit.hearts.codes.SEED_COUNT` of them, a code
@@ -47,7 +51,9 @@ from heartsuit.server.core.protocol import json_text
 Mode = Literal["computer", "hotseat", "online"]
 Status = Literal["lobby", "playing", "over"]
 SeatKind = Literal["human", "computer", "open"]
-EntryKind = Literal["start", "action", "seat", "rematch"]
+EntryKind = Literal["start", "action", "seat", "rematch", "ready", "pace", "hints"]
+Pace = Literal["slow", "normal", "fast"]
+PACES: tuple[Pace, ...] = ("slow", "normal", "fast")
 
 #: how many recent versions' public events a table remembers for reconnecting pages
 RECENT_VERSIONS = 256
@@ -128,6 +134,25 @@ class LogEntry:
     at_ms: int
 
 
+@dataclass(slots=True)
+class Between:
+    """The wait between two hands: the computers hold the new hand's first moves until the
+    people have seen the summary of the hand before (DESIGN.md's log is the truth: all of it
+    comes from the log, so a restart or another process knows who is still to confirm).
+
+    A person is ready once they said so (a ``ready`` entry) or acted in the new hand (a pass
+    or a card: playing on counts as ready). On a computer or shared-device table the people
+    share one screen, so one of them being ready is all of them. A move of a computer seat
+    ends the wait (the computers went on: after everyone was ready, or, online, after the
+    timer that the table's owner runs from ``since_ms``)."""
+
+    #: the number of the hand waited for (0-based, as the engine counts)
+    hand: int
+    #: when the hand before ended (the ``at_ms`` of the entry that ended it)
+    since_ms: int
+    ready: set[int] = field(default_factory=set)
+
+
 class TableError(ValueError):
     """A log entry that cannot be applied (the caller turns it into a protocol error)."""
 
@@ -148,6 +173,12 @@ class LiveTable:
     #: of them, and text is nothing the garbage collector walks (docs/bench-hearts.md,
     #: "The garbage collector")
     recent: deque[tuple[int, str]] = field(default_factory=lambda: deque(maxlen=RECENT_VERSIONS))
+    #: between two hands, who has said "next hand" (None: no wait)
+    between: Between | None = None
+    #: how fast the computers play (the last ``pace`` entry)
+    pace: Pace = "normal"
+    #: an online table created with hints allowed (a ``hints`` entry)
+    hints_on: bool = False
     #: (version, :meth:`facts` at it): made once per version, for every socket at the table
     _facts: tuple[int, tuple[Status, tuple[SeatRecord, ...], int, int | None]] | None = field(
         default=None, repr=False, compare=False
@@ -207,6 +238,24 @@ class LiveTable:
         self._facts = (version, facts)
         return facts
 
+    def waiting(self) -> tuple[int, ...]:
+        """The people the computers wait for before the new hand goes on (see :class:`Between`);
+        empty when nobody is waited for."""
+        between = self.between
+        match = self.match
+        if between is None or match is None or match.is_over or match.hand_number != between.hand:
+            return ()
+        people = [s.seat for s in self.seats if s.kind == "human"]
+        if self.record.mode != "online":
+            return () if between.ready.intersection(people) else tuple(people)
+        return tuple(seat for seat in people if seat not in between.ready)
+
+    @property
+    def hints(self) -> bool:
+        """Whether the people may ask for hints: always against the computer and on one
+        device, online only when the table was created so."""
+        return self.record.mode != "online" or self.hints_on
+
     def seat_of_token(self, token: str) -> int | None:
         digest = hash_token(token)
         for seat in self.seats:
@@ -221,12 +270,17 @@ class LiveTable:
         passing still applies. Anything else that happened since (a card played, a new hand, a
         rematch) makes the intent stale, and the page is sent the fresh state instead.
         """
+        return self.moved_since(version, action.seat, passing=isinstance(action, Pass))
+
+    def moved_since(self, version: int, seat: int, *, passing: bool) -> bool:
+        """Whether what ``seat`` may do (pass when ``passing``, else play) may have changed
+        since ``version``: see :meth:`is_stale`."""
         if version > self.version or version < 0:
             return True
-        for kind, seat, was_pass in self.history[version:]:
-            if kind == "seat":
-                continue
-            if kind == "action" and was_pass and isinstance(action, Pass) and seat != action.seat:
+        for kind, by, was_pass in self.history[version:]:
+            if kind in ("seat", "ready", "pace", "hints"):
+                continue  # none changes what a card or a pass means
+            if kind == "action" and was_pass and passing and by != seat:
                 continue
             return True
         return False
@@ -285,8 +339,10 @@ class LiveTable:
             if action is None:
                 action = action_from_dict(entry.data)
             play = self.match.replay if replaying else self.match.apply
+            hand_before = self.match.hand_number
             events = [e.to_dict() for e in play(action)]
             seat, was_pass = action.seat, isinstance(action, Pass)
+            self._after_action(seat, hand_before, entry.at_ms)
         elif entry.kind == "seat":
             seat = _apply_seat(self.seats, entry.data)
             events = [{"type": "seat", "seat": seat}]
@@ -297,7 +353,22 @@ class LiveTable:
                 raise TableError("a rematch comes after the match is over")
             self.match = Match.new(self.rules, int(entry.data["seed"]))
             self.match_no += 1
+            self.between = None
             events = [{"type": "rematch"}]
+        elif entry.kind == "ready":
+            seat = self._ready(entry.data)
+            events = [{"type": "ready", "seat": seat}]
+        elif entry.kind == "pace":
+            pace = entry.data.get("pace")
+            if pace not in PACES:
+                raise TableError(f"no such pace {pace!r}")
+            self.pace = pace
+            events = [{"type": "pace", "pace": pace}]
+        elif entry.kind == "hints":
+            if self.match is not None:
+                raise TableError("hints are chosen when the table is created")
+            self.hints_on = bool(entry.data.get("hints"))
+            events = []
         else:  # pragma: no cover - the store only holds the kinds above
             raise TableError(f"unknown log entry kind {entry.kind!r}")
         self.history.append((entry.kind, seat, was_pass))
@@ -309,6 +380,29 @@ class LiveTable:
             r.id, r.mode, r.preset, r.rules, r.seed, r.invite, r.created_at_ms, self.status, version
         )
         return events
+
+    def _after_action(self, seat: int, hand_before: int, at_ms: int) -> None:
+        match = self.match
+        assert match is not None
+        if match.hand_number != hand_before:
+            # this move ended a hand: the next waits for its people (not after the last)
+            self.between = None if match.is_over else Between(match.hand_number, at_ms)
+        elif self.between is not None:
+            if self.seats[seat].kind == "computer":
+                self.between = None  # the computers went on: the wait is over
+            else:
+                self.between.ready.add(seat)  # a person who plays on is ready
+
+    def _ready(self, data: dict[str, Any]) -> int:
+        try:
+            seat = int(data["seat"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise TableError(f"a ready entry needs a seat, not {data!r}") from exc
+        if seat not in self.waiting():
+            raise TableError(f"seat {seat} is not waited for")
+        assert self.between is not None
+        self.between.ready.add(seat)
+        return seat
 
     def entry(self, kind: EntryKind, data: dict[str, Any], at_ms: int) -> LogEntry:
         """The next log entry of this table."""

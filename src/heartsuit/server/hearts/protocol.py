@@ -71,6 +71,11 @@ class HeartsCreate(_In):
     #: one per seat; missing seats are computers at the default level (seat 0 is the creator)
     seats: list[SeatChoice] | None = Field(default=None, max_length=10)
     name: str | None = Field(default=None, max_length=200)
+    #: how fast the computers play (changed later with ``hearts.pace``)
+    pace: Literal["slow", "normal", "fast"] = "normal"
+    #: online: whether the people may ask for hints (everyone who joins sees it); computer and
+    #: shared-device tables always may
+    hints: StrictBool = False
 
 
 class HeartsOpen(_In):
@@ -141,6 +146,26 @@ class HeartsRematch(_Seated):
     type: Literal["hearts.rematch"]
 
 
+class HeartsNext(_Seated):
+    """Between hands: this person has seen the summary and is ready for the next hand."""
+
+    type: Literal["hearts.next"]
+
+
+class HeartsPace(_Seated):
+    """How fast the computers play at this table (the host's choice online)."""
+
+    type: Literal["hearts.pace"]
+    pace: Literal["slow", "normal", "fast"]
+
+
+class HeartsHint(_Seated):
+    """What the ``normal`` computer would play (or pass) for this seat now."""
+
+    type: Literal["hearts.hint"]
+    version: StrictInt = Field(ge=0)
+
+
 class HeartsReplayAsk(_In):
     """A finished match of a table, face up (the replay page). No seat token: once a match is
     over its replay is for anyone with the link; a match still being played is refused."""
@@ -165,6 +190,9 @@ HeartsMessage = (
     | HeartsLeave
     | HeartsFree
     | HeartsRematch
+    | HeartsNext
+    | HeartsPace
+    | HeartsHint
     | HeartsReplayAsk
 )
 HEARTS_MESSAGES: tuple[type[ClientMessage], ...] = (
@@ -180,6 +208,9 @@ HEARTS_MESSAGES: tuple[type[ClientMessage], ...] = (
     HeartsLeave,
     HeartsFree,
     HeartsRematch,
+    HeartsNext,
+    HeartsPace,
+    HeartsHint,
     HeartsReplayAsk,
 )
 
@@ -210,6 +241,7 @@ class HeartsErrorCode(StrEnum):
     IN_USE = "in_use"
     TAKEN_OVER = "taken_over"
     MATCH_RUNNING = "match_running"
+    HINTS_OFF = "hints_off"
 
 
 #: every catalog key Hearts' server side may ask for (an illegal card's reason comes from the
@@ -273,6 +305,10 @@ class TableInfo(_Out):
     invite_url: str | None
     host: bool
     seats: list[SeatInfo]
+    #: how fast the computers play ("slow", "normal", "fast")
+    pace: str = "normal"
+    #: whether the people at the table may ask for hints
+    hints: bool = True
     version: int
 
 
@@ -344,6 +380,19 @@ class HeartsLobby(_Out):
     status: Literal["lobby", "playing", "over"]
     preset: str
     seats: list[SeatInfo]
+    #: whether the table's people may ask for hints (chosen at its creation)
+    hints: bool = False
+
+
+class HintReply(_Out):
+    """The ``normal`` computer's choice for the seat at ``version``: one card to play, or the
+    cards to pass."""
+
+    type: Literal["hearts.hint"] = "hearts.hint"
+    table: str
+    version: int
+    seat: int
+    cards: list[str]
 
 
 class ReplaySeat(_Out):
@@ -385,5 +434,11 @@ class HeartsErrorReply(Reply):
 
 
 HeartsReply = (
-    HeartsState | HeartsCreated | HeartsSeated | HeartsLobby | HeartsReplay | HeartsErrorReply
+    HeartsState
+    | HeartsCreated
+    | HeartsSeated
+    | HeartsLobby
+    | HeartsReplay
+    | HintReply
+    | HeartsErrorReply
 )

@@ -41,8 +41,10 @@ from heartsuit.server.core.protocol import ErrorCode
 from heartsuit.server.core.redis_bus import REDIS_FAILURES
 from heartsuit.server.hearts.frames import StateFrames
 from heartsuit.server.hearts.live_table import (
+    EntryKind,
     LiveTable,
     LogEntry,
+    Pace,
     SeatRecord,
     hash_token,
     new_seed,
@@ -64,6 +66,12 @@ T = TypeVar("T")
 #: how many times a change is tried when another process keeps writing the table's next entry
 #: first (each try catches up from the log); then the intent is answered ``stale``
 CONFLICT_ATTEMPTS = 5
+
+#: online, how long the computers wait between hands for people who have not said "next hand"
+NEXT_HAND_MS = 18_000
+
+#: the computers' pace at each setting, as a share of the server's pace (``pace_ms``)
+PACE_FACTORS: dict[Pace, float] = {"slow": 1.8, "normal": 1.0, "fast": 0.45}
 
 #: the level a computer plays at when none is chosen, and for a person who dropped out
 #: the level that plays when a stronger one fails (a bug, logged)
@@ -127,6 +135,7 @@ class HeartsService:
         clock: Callable[[], int],
         pace_ms: int = 700,
         grace_ms: int = 30_000,
+        next_hand_ms: int = NEXT_HAND_MS,
         live_tables: int = 2000,
         levels: tuple[str, ...] = tuple(LEVELS),
         shared: RedisTables | None = None,
@@ -143,6 +152,15 @@ class HeartsService:
         self.clock = clock
         self.pace_ms = pace_ms
         self.grace_ms = grace_ms
+        #: online, how long the computers wait between hands for people who have not said
+        #: "next hand" (on a computer or shared-device table they wait for the person)
+        self.next_hand_ms = next_hand_ms
+        #: per table, the (match, hand) whose wait between hands this process has sat out
+        #: (its timer ran out here: the computers go on whatever the clock says)
+        self._waited: dict[str, tuple[int, int]] = {}
+        #: per table whose computer turns wait out the timer between hands, what wakes them
+        #: (a change: "next hand", a card, a seat handed over) to look again at once
+        self._wake: dict[str, asyncio.Event] = {}
         self.levels = levels
         #: the tables in memory, replayed from their logs (storage/event_log.py)
         self._live: LiveCache[LiveTable] = LiveCache(live_tables, dropped=self._dropped)
@@ -178,7 +196,7 @@ class HeartsService:
         self._coordinator: asyncio.Task[None] | None = None
         self._closing = False
         #: the states sent to the sockets, with what they share encoded once per version
-        self.frames = StateFrames()
+        self.frames = StateFrames(next_hand_ms=next_hand_ms)
 
     # ------------------------------------------------------------------ lifetime
 
@@ -241,8 +259,15 @@ class HeartsService:
         plan = plan_table(message, person_name, self.levels, self.clock())
         live = LiveTable.replay(plan.record, plan.seats, [])
         log_entries: list[LogEntry] = []
+        starts: list[tuple[EntryKind, dict[str, Any]]] = []
+        if message.pace != live.pace:
+            starts.append(("pace", {"pace": message.pace}))
+        if message.hints and plan.record.mode == "online":
+            starts.append(("hints", {"hints": True}))
         if plan.record.mode != "online":
-            entry = live.entry("start", {}, plan.record.created_at_ms)
+            starts.append(("start", {}))
+        for kind, data in starts:
+            entry = live.entry(kind, data, plan.record.created_at_ms)
             live.apply(entry)
             log_entries.append(entry)
         await self.store.create_table(live.record, live.seats, log_entries)
@@ -460,6 +485,66 @@ class HeartsService:
         self._kick(table_id)
         return live
 
+    async def ready(self, table_id: str, token: str) -> LiveTable:
+        """Between hands, the person of ``token`` says "next hand". Saying it when nobody
+        waits for them (twice, after the timer, on another screen of the same device) changes
+        nothing and is no error."""
+
+        async def change(live: LiveTable) -> LiveTable:
+            seat = self.seat_of(live, token)
+            waiting = live.waiting()
+            if waiting and live.record.mode != "online" and seat not in waiting:
+                seat = waiting[0]  # one device: any of its people's "next hand" is everyone's
+            if seat in waiting:
+                await self._append(live, "ready", {"seat": seat})
+            return live
+
+        live = await self._change(table_id, change)
+        await self._announce(live)
+        self._kick(table_id)
+        return live
+
+    async def set_pace(self, table_id: str, token: str, pace: Pace) -> LiveTable:
+        """How fast the computers play at this table from now on: any person at a computer or
+        shared-device table may change it, only the host online (it is everyone's pace)."""
+
+        async def change(live: LiveTable) -> LiveTable:
+            seat = self.seat_of(live, token)
+            if live.record.mode == "online" and seat != _host(live):
+                raise HeartsError(HeartsErrorCode.NOT_HOST, "only the host sets the pace")
+            if live.pace != pace:
+                await self._append(live, "pace", {"pace": pace})
+            return live
+
+        live = await self._change(table_id, change)
+        await self._announce(live)
+        return live
+
+    async def hint(self, table_id: str, token: str, version: int) -> tuple[LiveTable, int, Action]:
+        """What the ``normal`` computer would do for the seat of ``token`` at ``version``
+        (its seed as a computer's there, so the same question gets the same answer). Changes
+        nothing; refused on an online table created without hints."""
+        live = await self.table(table_id)
+        seat = self.seat_of(live, token)
+        if not live.hints:
+            raise HeartsError(HeartsErrorCode.HINTS_OFF, "this table was created without hints")
+        match = live.match
+        phase = match.hand.phase.value if match is not None else ""
+        if match is None or live.status != "playing" or phase not in ("pass", "play"):
+            raise HeartsError(HeartsErrorCode.WRONG_PHASE, "there is nothing to play or pass now")
+        if live.moved_since(version, seat, passing=phase == "pass"):
+            raise Stale(table_id)
+        if seat not in live.awaiting():
+            raise HeartsError(HeartsErrorCode.NOT_YOUR_TURN, "it is not your turn")
+        view = match.view(seat)
+        seed = computer_seed(f"{table_id}/{live.match_no}/hint", match.version, seat)
+        try:
+            action = await self.thinking.decide(view, "normal", seed)
+        except (BotError, ThinkerLost):
+            log.exception("a hint for table %s failed; easy answers", table_id)
+            action = decide(view, FALLBACK_LEVEL, seed)
+        return live, seat, action
+
     # ------------------------------------------------------------------ presence
 
     async def attach(self, table_id: str, seat: int, holder: object, *, take_over: bool) -> object:
@@ -580,6 +665,9 @@ class HeartsService:
             return
         task = self._drivers.get(table_id)
         if task is not None and not task.done():
+            wake = self._wake.get(table_id)
+            if wake is not None:
+                wake.set()  # it waits out the timer between hands: a change may end the wait
             return
         live = self._live.get(table_id)
         if live is not None and not self._computer_seats(live) and not self._locks_held(table_id):
@@ -600,10 +688,28 @@ class HeartsService:
                 live = await self.table(table_id)
                 if not self._computer_seats(live):
                     return
+                hold = self._hold(live)
+                if hold is None:
+                    return  # the people have not seen the last hand yet: "next hand" kicks
+                if hold > 0:
+                    # online, the timer between hands (run by the table's owner: a restart or
+                    # a new owner counts from the log's time of the hand's end); any change
+                    # to the table meanwhile wakes it to look again
+                    wake = self._wake[table_id] = asyncio.Event()
+                    try:
+                        await asyncio.wait_for(wake.wait(), hold)
+                    except TimeoutError:
+                        if live.match is not None:
+                            self._waited[table_id] = (live.match_no, live.match.hand_number)
+                    finally:
+                        if self._wake.get(table_id) is wake:
+                            del self._wake[table_id]
+                    continue
                 # a finished trick stays on the table a moment longer, so people can see it
                 trick = live.match.hand.view(0).trick if live.match is not None else None
                 fresh_trick = trick is not None and not trick.plays
-                await asyncio.sleep(self.pace_ms * (2 if fresh_trick else 1) / 1000)
+                pace = self.pace_ms * PACE_FACTORS[live.pace]
+                await asyncio.sleep(pace * (2 if fresh_trick else 1) / 1000)
                 if self.shared is not None and not self.shared.owns(table_id):
                     return  # lost during the delay
                 async with self._lock(table_id):
@@ -611,6 +717,8 @@ class HeartsService:
                     seats = self._computer_seats(live)
                     if not seats:
                         return
+                    if self._hold(live) != 0:
+                        continue  # a new hand began meanwhile: its wait first
                     # passes are simultaneous: every computer passes at once; plays one by one
                     if live.match is not None and live.match.hand.phase.value == "play":
                         seats = seats[:1]
@@ -630,6 +738,23 @@ class HeartsService:
         finally:
             if self._drivers.get(table_id) is asyncio.current_task():
                 del self._drivers[table_id]
+
+    def _hold(self, live: LiveTable) -> float | None:
+        """How long the computers still wait before the hand goes on, in seconds: 0 not at
+        all, None until a person says "next hand" (or plays on)."""
+        waiting = live.waiting()
+        match = live.match
+        if not waiting or match is None:
+            return 0
+        if live.record.mode != "online":
+            return None
+        if self._waited.get(live.record.id) == (live.match_no, match.hand_number):
+            return 0
+        if not set(waiting) - self.away(live.record.id):
+            return 0  # only people who dropped out are waited for: their computer goes on
+        between = live.between
+        assert between is not None
+        return max(0, between.since_ms + self.next_hand_ms - self.clock()) / 1000
 
     async def _choose(self, live: LiveTable, seat: int) -> Action:
         assert live.match is not None

@@ -7,6 +7,8 @@ Built in code (the tests' apps: computers think in process) or from the environm
 - ``HEARTSUIT_HEARTS_PACE_MS`` and ``HEARTSUIT_HEARTS_GRACE_MS`` (whole milliseconds, 0 or more)
   set how fast computers play and how long a dropped person keeps the seat; the browser tests
   run the real server with computers at once and a short grace;
+- ``HEARTSUIT_HEARTS_NEXT_HAND_MS``: online, how long computers wait between hands for people
+  who did not say "next hand";
 - ``HEARTSUIT_HEARTS_LEASE_MS`` (with ``REDIS_URL``, several processes): how long a table's
   lease lasts unless renewed, so how soon another process takes over the tables of one that died;
 - ``HEARTSUIT_HEARTS_THINKERS``: how many worker processes the computer players think in (each
@@ -24,6 +26,7 @@ from heartsuit.server.core.settings import SettingsError, env_ms
 
 DEFAULT_PACE_MS: Final = 700
 DEFAULT_GRACE_MS: Final = 30_000
+DEFAULT_NEXT_HAND_MS: Final = 18_000
 DEFAULT_LEASE_MS: Final = 5000
 #: the most worker processes a serving process may think in
 MAX_THINKERS: Final = 256
@@ -40,6 +43,8 @@ class HeartsSettings:
     #: how long a person who dropped out of an online table keeps the seat to themselves
     #: before a computer plays for them (they take it back whenever they return)
     grace_ms: int = DEFAULT_GRACE_MS
+    #: online, how long the computers wait between hands for people who did not say "next hand"
+    next_hand_ms: int = DEFAULT_NEXT_HAND_MS
     #: several processes only: how long a process's lease on a table lasts unless renewed
     #: (renewed every third of it); a process that dies loses its tables after at most this
     lease_ms: int = DEFAULT_LEASE_MS
@@ -51,7 +56,7 @@ class HeartsSettings:
     live_tables: int = 2000
 
     def __post_init__(self) -> None:
-        if self.pace_ms < 0 or self.grace_ms < 0:
+        if self.pace_ms < 0 or self.grace_ms < 0 or self.next_hand_ms < 0:
             raise SettingsError("the Hearts pace and grace period cannot be negative")
         if not 0 <= self.thinkers <= MAX_THINKERS:
             raise SettingsError(
@@ -72,6 +77,7 @@ class HeartsSettings:
         return cls(
             pace_ms=env_ms(env, "HEARTSUIT_HEARTS_PACE_MS", DEFAULT_PACE_MS),
             grace_ms=env_ms(env, "HEARTSUIT_HEARTS_GRACE_MS", DEFAULT_GRACE_MS),
+            next_hand_ms=env_ms(env, "HEARTSUIT_HEARTS_NEXT_HAND_MS", DEFAULT_NEXT_HAND_MS),
             lease_ms=env_ms(env, "HEARTSUIT_HEARTS_LEASE_MS", DEFAULT_LEASE_MS),
             thinkers=_env_thinkers(env),
         )

@@ -91,3 +91,63 @@ export function gather(felt, layer, figures, winner) {
     motion.oncancel = () => copy.remove();
   }
 }
+
+const PASS_MS = 520;
+
+/** A moving copy of a hand card (no name, no label, no pointer events), where the card is. */
+function flyingCopy(card) {
+  const rect = card.getBoundingClientRect();
+  const copy = card.cloneNode(true);
+  for (const el of [copy, ...copy.querySelectorAll("*")]) {
+    el.removeAttribute("data-card");
+    el.removeAttribute("aria-label");
+    el.removeAttribute("aria-pressed");
+    el.removeAttribute("id");
+  }
+  copy.setAttribute("aria-hidden", "true");
+  copy.tabIndex = -1;
+  copy.classList.add("ht-flying");
+  Object.assign(copy.style, { left: `${rect.left}px`, top: `${rect.top}px`, width: `${rect.width}px`, height: `${rect.height}px` });
+  document.body.append(copy);
+  return { copy, from: centre(rect) };
+}
+
+/** Passed cards leave the hand for the receiver's plate: copies travel there and fade (the
+ * cards themselves stay, marked as passed, until everyone has passed). None with reduced
+ * motion: the marks say the same. */
+export function sendCards(felt, cards, receiver) {
+  if (reducedMotion() || receiver === null || receiver === undefined) return;
+  const plate = felt.querySelector(`.ht-seat[data-seat="${receiver}"]`);
+  if (!plate) return;
+  const to = centre(plate.getBoundingClientRect());
+  cards.forEach((card, i) => {
+    const { copy, from } = flyingCopy(card);
+    const motion = copy.animate(
+      [
+        { transform: "none", opacity: 1 },
+        { transform: `translate(${to.x - from.x}px, ${to.y - from.y}px) scale(0.45)`, opacity: 0.1 },
+      ],
+      { duration: PASS_MS, delay: i * 60, easing: "ease-in", fill: "forwards" },
+    );
+    motion.onfinish = () => copy.remove();
+    motion.oncancel = () => copy.remove();
+  });
+}
+
+/** Received cards arrive in the hand from the plate of the seat that passed them. */
+export function receiveCards(felt, cards, giver) {
+  if (reducedMotion() || giver === null || giver === undefined) return;
+  const plate = felt.querySelector(`.ht-seat[data-seat="${giver}"]`);
+  if (!plate) return;
+  const from = centre(plate.getBoundingClientRect());
+  cards.forEach((card, i) => {
+    const to = centre(card.getBoundingClientRect());
+    card.animate(
+      [
+        { transform: `translate(${from.x - to.x}px, ${from.y - to.y}px) scale(0.45)`, opacity: 0.2 },
+        { transform: "none", opacity: 1 },
+      ],
+      { duration: PASS_MS, delay: i * 60, easing: "cubic-bezier(0.2, 0.7, 0.3, 1)", fill: "backwards" },
+    );
+  });
+}

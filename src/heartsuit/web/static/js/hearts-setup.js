@@ -5,7 +5,7 @@
 // game code to replay.
 
 import { lang, t } from "./i18n.js";
-import { keepTokens, saveName, savedName } from "./hearts-store.js";
+import { keepTokens, saveName, savedName, setting } from "./hearts-store.js";
 import { Connection } from "./ws.js";
 
 const config = JSON.parse(document.getElementById("hearts-config").textContent);
@@ -186,6 +186,8 @@ function openPanel(which) {
   }
   form.querySelector("[data-panel-title]").textContent = t(`hsetup.panel.${which}`);
   form.querySelector("[data-panel-help]").textContent = t(`hsetup.panel.${which}_help`);
+  // hints are always there against the computer and on one device; online the table says
+  form.querySelector("[data-hints-box]").hidden = which !== "online";
   form.querySelector("[data-start]").textContent = t(`hsetup.start.${which}`);
   seatList.replaceChildren();
   drawSeats(chosen().players);
@@ -210,6 +212,12 @@ function levelOf(seat) {
   return levelList.querySelector(`[data-level="${seat}"]`)?.value || DEFAULT_LEVEL;
 }
 
+/** The computers' pace this player chose last at a table (remembered by the table page). */
+function chosenPace() {
+  const pace = setting("pace", "normal");
+  return ["slow", "normal", "fast"].includes(pace) ? pace : "normal";
+}
+
 /** The hearts.create message for a mode, or a reason to refuse (a string). */
 function createMessage(which) {
   const { preset, players, code } = chosen();
@@ -231,9 +239,10 @@ function createMessage(which) {
   }
   if (which === "hotseat" && seats.filter((s) => s.kind === "human").length < 2) return t("hsetup.why.two_people");
   if (myName) saveName(myName);
-  const message = { type: "hearts.create", mode: which, preset, options: options(preset), seats, name: seats[0].name };
+  const message = { type: "hearts.create", mode: which, preset, options: options(preset), seats, name: seats[0].name, pace: chosenPace() };
   if (preset === "cancellation") message.players = players;
   if (code) message.code = code;
+  if (which === "online") message.hints = form.elements.hints.checked;
   return message;
 }
 

@@ -1,6 +1,6 @@
 // What the Hearts pages keep in localStorage: the seat tokens of each table
 // (heartsuit.hearts.<table> = {seat: token}), the last table opened, the player's name and the
-// four-colour deck choice; in sessionStorage, which tables this tab already plays. Storage may
+// four-colour deck choice and the table settings; in sessionStorage, which tables this tab already plays. Storage may
 // be missing (private mode): then nothing is remembered.
 
 const PREFIX = "heartsuit.hearts.";
@@ -74,3 +74,7 @@ export const savedName = () => read("name") || "";
 export const saveName = (name) => write("name", name);
 export const fourColour = () => read("four_colour") === "1";
 export const saveFourColour = (on) => write("four_colour", on ? "1" : "0");
+
+/** A remembered table setting (pace, auto-play, hand order, sounds), or ``fallback``. */
+export const setting = (name, fallback) => read(`setting.${name}`) ?? fallback;
+export const saveSetting = (name, value) => write(`setting.${name}`, String(value));

@@ -27,9 +27,10 @@ import {
   trickFigures,
   trickNote,
 } from "./hearts-render.js";
-import { gather, place, pointArrow, seatAngle, slideIn } from "./hearts-felt.js";
+import { gather, place, pointArrow, receiveCards, seatAngle, sendCards, slideIn } from "./hearts-felt.js";
 import { hasSummary, moonLine, summaryOnOpen, summaryTable } from "./hearts-summary.js";
-import { forgetTable, fourColour, keepTokens, saveFourColour, setTabHeld, tabHeld, tableTokens } from "./hearts-store.js";
+import { forgetTable, fourColour, keepTokens, saveFourColour, saveSetting, setTabHeld, setting, tabHeld, tableTokens } from "./hearts-store.js";
+import { sound } from "./hearts-sound.js";
 import { Connection } from "./ws.js";
 
 const root = document.querySelector("[data-hearts]");
@@ -63,6 +64,15 @@ const el = {
   summaryMoon: $("summary-moon"),
   summaryRows: $("summary-rows"),
   summaryNext: $("summary-next"),
+  summaryWait: $("summary-wait"),
+  waitLine: $("wait-line"),
+  autoplay: $("autoplay"),
+  sounds: $("sounds"),
+  order: $("order"),
+  rank: $("rank"),
+  pace: $("pace"),
+  paceNote: $("pace-note"),
+  hint: $("hint"),
   prompt: $("prompt"),
   moon: $("moon"),
   reason: $("reason"),
@@ -79,8 +89,13 @@ const el = {
   replay: $("replay"),
 };
 // a finished trick stays in view this long before the next pushed state is drawn (long enough
-// to read who took what; a tap of the player's own draws at once)
-const TRICK_PAUSE_MS = 1400;
+// to read who took what; a tap of the player's own draws at once), at the table's pace
+const TRICK_PAUSE_MS = { slow: 2200, normal: 1400, fast: 900 };
+// the only legal card plays itself after this long, so the player sees which it was
+const AUTOPLAY_MS = 700;
+// the suits' order in the hand for each choice, and the ranks low to high
+const SUIT_ORDERS = { cdsh: "CDSH", shcd: "SHCD", hcds: "HCDS" };
+const RANKS = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"];
 // the narrowest strip of an overlapped hand card still easy to tap; below it the hand wraps
 const CARD_STRIP_PX = 18;
 // the fields of a seat's view that are its own (a patch sets them from its `view` only)
@@ -97,6 +112,9 @@ let timer = 0;
 let opened = false;
 let lastShown = false; // the last-trick view is open
 let summaryHand = null; // the finished hand whose summary is shown, until "next hand"
+let autoTimer = 0; // the only legal card, about to play itself
+let hinted = null; // {turn, cards}: the normal computer's choice for this turn, marked
+let waitTimer = 0; // the seconds of the online wait between hands, counting down
 let linked = takeSeatLink(); // a seat token brought by a seat link, until the server took it
 
 /** The token of a seat link's fragment (#seat=<token>), taken out of the address bar. */
@@ -324,7 +342,8 @@ function draw(next) {
   root.dataset.tableStatus = next.table.status;
   el.error.hidden = true;
   const events = next.events || [];
-  if (events.some((e) => e.type === "trick_done")) pausedUntil = Date.now() + TRICK_PAUSE_MS;
+  if (events.some((e) => e.type === "trick_done")) pausedUntil = Date.now() + (TRICK_PAUSE_MS[next.table.pace] || TRICK_PAUSE_MS.normal);
+  if (previous) playSounds(next, events);
   if (previous && previous.public.hand_number !== next.public.hand_number) selected = new Set();
   if (!next.view || !next.view.must_pass) selected = new Set();
   const done = events.find((e) => e.type === "hand_done");
@@ -332,7 +351,67 @@ function draw(next) {
   else if (!previous) summaryHand = summaryOnOpen(next);
   else if (summaryHand !== null && next.public && next.public.hand_number > summaryHand && next.public.tricks_played > 0) summaryHand = null;
   render(previous);
+  if (events.some((e) => e.type === "passes_exchanged")) arrive(previous, next);
   announce(previous, next, events);
+  autoplaySoon();
+}
+
+/** The cards passed to this seat come from the seat that passed them (the one as far on the
+ * other side as this seat's own pass went). */
+function arrive(previous, next) {
+  const view = next.view;
+  if (!view || !previous || previous.pass_to === null || previous.pass_to === undefined) return;
+  const n = next.table.seats.length;
+  const giver = (2 * view.seat - previous.pass_to + 2 * n) % n;
+  const received = new Set(view.received || []);
+  receiveCards(el.felt, [...el.hand.querySelectorAll("[data-card]")].filter((c) => received.has(c.dataset.card)), giver);
+}
+
+/** The sound of what just happened (the biggest of it): a hand done, a trick, a card (this
+ * seat's own card sounded when it was tapped). */
+function playSounds(next, events) {
+  const on = el.sounds.checked;
+  const mine = next.view ? next.view.seat : null;
+  if (events.some((e) => e.type === "hand_done")) sound("hand", on);
+  else if (events.some((e) => e.type === "trick_done")) sound("trick", on);
+  else if (events.some((e) => e.type === "played" && e.seat !== mine)) sound("card", on);
+}
+
+/** The seats held here that the computers wait for before the next hand (none: no wait). */
+function waitedHere(s = state) {
+  const between = s && s.public && s.public.next_hand;
+  return between ? between.waiting.filter((seat) => s.you.includes(seat)) : [];
+}
+
+/** With "play the only card" on, a turn with one legal card plays it after a moment (shown
+ * moving like a tapped card); never with two or more, nor under the hand summary. */
+function autoplaySoon() {
+  clearTimeout(autoTimer);
+  const view = state && state.view;
+  if (!el.autoplay.checked || !view || view.phase !== "play" || view.to_play !== view.seat) return;
+  if (view.legal.length !== 1 || playing !== null || !el.summary.hidden) return;
+  const version = state.table.version;
+  autoTimer = setTimeout(() => {
+    const now = state && state.view;
+    if (!now || state.table.version !== version || now.legal.length !== 1 || playing !== null) return;
+    const card = el.hand.querySelector(`[data-card="${now.legal[0]}"]`);
+    if (card) tapCard(card);
+  }, AUTOPLAY_MS);
+}
+
+/** This seat's turn, as a hint is valid for it: the hand, its phase, the tricks played (other
+ * seats' passes meanwhile change nothing of it). */
+function turnKey(s) {
+  const pub = s.public;
+  return `${s.table.version === undefined ? "" : pub.hand_number}:${pub.phase}:${pub.tricks_played}:${pub.trick ? pub.trick.plays.length : 0}`;
+}
+
+/** The hand in the order the player chose (suits, then ranks up or down). */
+function sortedHand(hand) {
+  const suits = SUIT_ORDERS[el.order.value] || SUIT_ORDERS.cdsh;
+  const down = el.rank.value === "down";
+  const key = (code) => suits.indexOf(code.slice(-1)) * 20 + (down ? 12 - RANKS.indexOf(code.slice(0, -1)) : RANKS.indexOf(code.slice(0, -1)));
+  return [...hand].sort((a, b) => key(a) - key(b));
 }
 
 function announce(previous, next, events) {
@@ -352,14 +431,25 @@ function render(previous = state) {
   const lobby = s.table.status === "lobby";
   el.lobby.hidden = !lobby;
   if (lobby) renderLobby();
-  const coverSeats = !s.view && s.table.status === "playing" ? awaitingHere(s) : [];
+  // a shared device shows the summary (and its "next hand") before the next person's cover
+  const coverSeats = !s.view && s.table.status === "playing" && !waitedHere(s).length ? awaitingHere(s) : [];
   renderCover(coverSeats);
   el.board.hidden = lobby;
   if (!lobby) renderBoard(previous);
   renderOver();
   el.sheet.replaceChildren(sheetTable(s));
   renderElsewhere();
+  renderPace();
   el.leave.hidden = !s.you.length || s.table.status === "over";
+}
+
+/** The table's pace: anyone here may change it, online only the host (the others see it). */
+function renderPace() {
+  const s = state;
+  const mayChange = s.you.length > 0 && (s.table.mode !== "online" || s.table.host);
+  el.pace.value = s.table.pace || "normal";
+  el.pace.disabled = !mayChange;
+  el.paceNote.hidden = mayChange || s.table.mode !== "online";
 }
 
 /** The link of each seat held here, to play it on another device. */
@@ -420,6 +510,7 @@ function renderLobby() {
   const base = location.origin;
   el.lobby.querySelector("[data-invite-url]").value = s.table.invite_url ? base + s.table.invite_url : "";
   el.lobby.querySelector("[data-invite-code]").value = s.table.invite || "";
+  el.lobby.querySelector("[data-lobby-hints]").textContent = t(s.table.hints ? "hearts.lobby.hints_on" : "hearts.lobby.hints_off");
   const list = el.lobby.querySelector("[data-lobby-seats]");
   list.replaceChildren();
   s.table.seats.forEach((info, seat) => {
@@ -478,6 +569,7 @@ function renderBoard(previous) {
   renderArrow(bottom, n);
   renderLast();
   renderSummary();
+  renderWait();
   renderHand();
 }
 
@@ -559,6 +651,32 @@ function renderSummary() {
   el.summaryNext.textContent = t(s.over ? "hearts.summary.close" : "hearts.summary.next");
 }
 
+/** Who the computers wait for between hands, in words (online with the seconds left), in the
+ * summary and, once this screen said "next hand", on the line under the table. */
+function renderWait() {
+  clearTimeout(waitTimer);
+  const s = state;
+  const between = s && s.table.status === "playing" && s.public ? s.public.next_hand : null;
+  const text = between ? waitText(s, between) : "";
+  const inSummary = !el.summary.hidden;
+  el.summaryWait.textContent = inSummary ? text : "";
+  el.summaryWait.hidden = !inSummary || !text;
+  el.waitLine.textContent = inSummary ? "" : text;
+  el.waitLine.hidden = inSummary || !text;
+  if (text && between.deadline_ms) waitTimer = setTimeout(renderWait, 1000);
+}
+
+function waitText(s, between) {
+  const mine = waitedHere(s);
+  const others = between.waiting.filter((seat) => !s.you.includes(seat));
+  if (!between.deadline_ms) return mine.length ? t("hearts.summary.wait_you") : "";
+  const names = between.waiting.map((seat) => seatName(s, seat)).join(", ");
+  // the server's deadline, read on this clock: never more than the whole wait, never below 0
+  const left = Math.max(0, Math.min(between.timer_ms, between.deadline_ms - Date.now()));
+  if (!mine.length) return others.length ? t("hearts.summary.ready", { names: others.map((seat) => seatName(s, seat)).join(", ") }) : "";
+  return t("hearts.summary.wait_timer", { names, s: Math.ceil(left / 1000) });
+}
+
 function renderHand() {
   const s = state;
   const view = s.view;
@@ -566,6 +684,7 @@ function renderHand() {
   el.hand.replaceChildren(); // a seat's cards never stay in the page once its view is gone
   el.reason.hidden = true;
   el.pass.hidden = true;
+  el.hint.hidden = true;
   el.prompt.textContent = "";
   el.hand.classList.remove("passing");
   renderMoon();
@@ -577,6 +696,8 @@ function renderHand() {
   const received = view.tricks.length === 0 ? new Set(view.received) : new Set();
   // the cards passed stay in the view until everyone has passed: marked, so the pass shows
   const passedOut = view.phase === "pass" && !view.must_pass ? new Set(view.passed || []) : new Set();
+  const hint = new Set(hinted && hinted.turn === turnKey(s) ? hinted.cards : []);
+  el.hint.hidden = !s.table.hints || !(passing || myTurn);
   el.hand.style.setProperty("--n", String(view.hand.length));
   el.hand.classList.toggle("passing", passing);
   const rows = handRows(view.hand.length);
@@ -584,7 +705,7 @@ function renderHand() {
   el.hand.classList.toggle("rows", rows > 1);
   el.hand.dataset.rows = String(rows);
   let row = el.hand;
-  view.hand.forEach((code, index) => {
+  sortedHand(view.hand).forEach((code, index) => {
     if (rows > 1 && index % perRow === 0) {
       row = document.createElement("div");
       row.className = "ht-hand-row";
@@ -600,6 +721,10 @@ function renderHand() {
     if (passedOut.has(code)) {
       card.classList.add("passed-out");
       labelParts.push(t("hearts.card.passed"));
+    }
+    if (hint.has(code)) {
+      card.classList.add("hinted");
+      labelParts.push(t("hearts.card.hint"));
     }
     if (passing) {
       const on = selected.has(code);
@@ -774,6 +899,8 @@ function tapCard(card) {
     return;
   }
   el.reason.hidden = true;
+  clearTimeout(autoTimer);
+  sound("card", el.sounds.checked);
   showPlayed(code);
   send({ type: "hearts.play", card: code });
 }
@@ -825,8 +952,25 @@ el.moon.addEventListener("click", (event) => {
   const button = event.target.closest("[data-moon-choice]");
   if (button && state && state.view && state.view.phase === "moon") send({ type: "hearts.moon", choice: button.dataset.moonChoice });
 });
+el.hint.addEventListener("click", () => {
+  if (!state || !state.view) return;
+  const turn = turnKey(state);
+  conn
+    .request({ type: "hearts.hint", table: tableId, token: actingToken(), version: state.table.version })
+    .then((reply) => {
+      if (!state || turnKey(state) !== turn) return; // this turn is over meanwhile
+      hinted = { turn, cards: reply.cards };
+      renderHand();
+      const cards = reply.cards.map(cardLabel).join(", ");
+      say(t(state.view.phase === "pass" ? "hearts.hint_pass" : "hearts.hint_says", { cards }));
+    })
+    .catch(failed);
+});
 el.pass.addEventListener("click", () => {
-  if (selected.size === state.view.rules.pass_count) send({ type: "hearts.pass", cards: [...selected] });
+  if (selected.size !== state.view.rules.pass_count) return;
+  const leaving = [...el.hand.querySelectorAll("[data-card]")].filter((c) => selected.has(c.dataset.card));
+  sendCards(el.felt, leaving, state.pass_to);
+  send({ type: "hearts.pass", cards: [...selected] });
 });
 el.look.addEventListener("click", () => {
   const seat = Number(el.cover.dataset.seat);
@@ -863,6 +1007,15 @@ el.lastClose.addEventListener("click", () => {
 el.summaryNext.addEventListener("click", () => {
   summaryHand = null;
   renderSummary();
+  renderWait();
+  // the computers wait for this: the server hears it (and the table goes on)
+  if (waitedHere().length) {
+    conn
+      .request({ type: "hearts.next", table: tableId, token: tokenFor(waitedHere()[0]) })
+      .then((reply) => accept(reply, true))
+      .catch(failed);
+  }
+  autoplaySoon();
   // on to the next hand: the focus goes to the hand when there is one to choose from
   const card = el.hand.querySelector('[tabindex="0"]');
   if (card) card.focus();
@@ -907,6 +1060,32 @@ window.addEventListener("pagehide", () => {
   if (!state || state.table.mode !== "hotseat") return;
   if (state.view) draw({ ...state, view: null, illegal: {}, events: [] });
   if (conn.socket) conn.socket.close();
+});
+
+// the table's settings: remembered in this browser (the pace is the table's: its host's online)
+el.autoplay.checked = setting("autoplay", "1") === "1";
+el.sounds.checked = setting("sounds", "0") === "1";
+el.order.value = setting("order", "cdsh");
+el.rank.value = setting("rank", "up");
+if (!el.order.value) el.order.value = "cdsh";
+if (!el.rank.value) el.rank.value = "up";
+el.autoplay.addEventListener("change", () => {
+  saveSetting("autoplay", el.autoplay.checked ? "1" : "0");
+  autoplaySoon();
+});
+el.sounds.addEventListener("change", () => {
+  saveSetting("sounds", el.sounds.checked ? "1" : "0");
+  sound("card", el.sounds.checked); // heard at once: the sounds are on (and allowed to play)
+});
+for (const select of [el.order, el.rank]) {
+  select.addEventListener("change", () => {
+    saveSetting(select === el.order ? "order" : "rank", select.value);
+    if (state) renderHand();
+  });
+}
+el.pace.addEventListener("change", () => {
+  saveSetting("pace", el.pace.value);
+  if (state && el.pace.value !== state.table.pace) send({ type: "hearts.pace", pace: el.pace.value });
 });
 
 el.status.tabIndex = -1; // where the focus goes when what held it goes away
