@@ -117,9 +117,9 @@ def test_a_person_acting_among_people_starts_no_computer_turns(tmp_path: Path) -
         async with service_on(tmp_path / "t.sqlite3") as service:
             table_id, tokens = await online_table(service)
             live = await service.table(table_id)
-            assert not service._drivers
+            assert not service.turns.drivers
             await service.act(table_id, tokens[2], a_pass(live, 2), live.version)
-            assert not service._drivers  # nobody but people is awaited: nothing to drive
+            assert not service.turns.drivers  # nobody but people is awaited: nothing to drive
 
     asyncio.run(run())
 
@@ -147,7 +147,7 @@ def test_a_computer_awaited_after_an_action_gets_its_turns_played(tmp_path: Path
                 if live.awaiting() != (0,):
                     break  # (else seat 0 took the trick and leads the next)
             assert live.awaiting() and 0 not in live.awaiting()
-            assert table_id in service._drivers  # a computer plays next
+            assert table_id in service.turns.drivers  # a computer plays next
             version = live.version
             for _ in range(200):
                 if live.version > version:

@@ -257,6 +257,37 @@ def test_a_slow_worker_holds_up_neither_another_table_nor_a_person(tmp_path: Pat
     asyncio.run(run())
 
 
+def test_a_persons_pass_does_not_wait_for_the_computers_thinking_at_its_table(
+    tmp_path: Path,
+) -> None:
+    async def run() -> None:
+        pool = ThinkingPool(2, think=partial(hard_waits, str(tmp_path)))
+        async with service_on(tmp_path / "t.sqlite3", pool) as service:
+            table_id, token = await computer_table(service, "hard")
+            live = await service.table(table_id)
+            await until(lambda: list(tmp_path.glob("thinking-*")), "a hard computer thinking")
+            assert live.match is not None
+            before = live.version
+            hand = live.match.view(0).hand
+            # the computers' passes are being decided: the person's pass is logged now
+            await asyncio.wait_for(
+                service.act(table_id, token, Pass(0, tuple(hand[:3])), live.version), 30
+            )
+            live = await service.table(table_id)
+            assert live.version == before + 1 and 0 not in live.awaiting()
+            assert list(tmp_path.glob("thinking-*")) and not (tmp_path / "release").exists()
+            (tmp_path / "release").write_text("")
+            # the computers' choices were made on the table before the person's pass: made
+            # again on the new one, then logged
+            await until(
+                lambda: live.match is not None and live.match.hand.phase.value == "play",
+                "the computers' passes",
+            )
+            assert service.turns.decided_again >= 1
+
+    asyncio.run(run())
+
+
 def test_a_stop_with_a_decision_in_flight_ends_and_leaves_no_worker(tmp_path: Path) -> None:
     async def run() -> None:
         pool = ThinkingPool(1, think=partial(hard_waits, str(tmp_path)))

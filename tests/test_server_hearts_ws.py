@@ -437,9 +437,13 @@ def test_passing_twice_is_refused_and_changes_nothing(site: Site) -> None:
     with ExitStack() as stack:
         host, _guest = online_table(site, stack, people=2)
         reply = host.act()
-        assert reply["type"] == "hearts.state" and 0 not in reply["awaiting"]
+        # a whole state, or a patch on the state the page holds (the computers may not have
+        # passed yet: they decide outside the table's lock)
+        assert reply["type"] in ("hearts.state", "hearts.patch"), reply
+        assert 0 not in host.state["awaiting"]
         before = log_length(site, host.table)
-        cards = reply["view"]["passed"]
+        cards = host.state["view"]["passed"]
+        assert len(cards) == 3
         again = host.ask(
             "hearts.pass", table=host.table, token=host.token, cards=cards, version=host.version
         )
@@ -457,8 +461,11 @@ def test_a_pass_made_while_others_passed_still_counts(site: Site) -> None:
         reply = guest.ask(
             "hearts.pass", table=guest.table, token=guest.token, cards=cards, version=seen
         )
-        assert reply["type"] == "hearts.state", reply
-        assert reply["view"]["passed"] == cards
+        # a whole state, or a patch when the guest's page saw the version just before (the
+        # computers decide outside the table's lock, so the host's pass may be all it missed)
+        assert reply["type"] in ("hearts.state", "hearts.patch"), reply
+        assert guest.state["view"]["passed"] == cards
+        assert 1 not in guest.state["awaiting"]
 
 
 def test_a_page_that_reconnects_gets_what_it_missed(site: Site) -> None:

@@ -147,7 +147,7 @@ def test_a_task_that_swallows_its_cancellation_does_not_hold_up_the_stop(
                 swallowed.append(1)  # the first cancellation "became an error", and was logged
 
     async def start() -> None:
-        hearts._drivers["stubborn"] = asyncio.get_running_loop().create_task(stubborn())
+        hearts.turns.drivers["stubborn"] = asyncio.get_running_loop().create_task(stubborn())
 
     portal.call(start)
     took = stop_within(stack)
