@@ -431,8 +431,9 @@ function render(previous = state) {
   const lobby = s.table.status === "lobby";
   el.lobby.hidden = !lobby;
   if (lobby) renderLobby();
-  // a shared device shows the summary (and its "next hand") before the next person's cover
-  const coverSeats = !s.view && s.table.status === "playing" && !waitedHere(s).length ? awaitingHere(s) : [];
+  // (a shared device between hands: the next person's cover first; behind it the summary, whose
+  // "next hand" the person's pass also says)
+  const coverSeats = !s.view && s.table.status === "playing" ? awaitingHere(s) : [];
   renderCover(coverSeats);
   el.board.hidden = lobby;
   if (!lobby) renderBoard(previous);
