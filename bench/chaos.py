@@ -325,6 +325,9 @@ class Chaos:
                 return {"type": "hearts.rematch", "table": table, "token": token}
             return None
         view = state.get("view")
+        between = (state.get("public") or {}).get("next_hand") or {}
+        if seat not in state.get("awaiting", ()) and seat in between.get("waiting", ()):
+            return {"type": "hearts.next", "table": table, "token": token}  # "next hand"
         if seat not in state.get("awaiting", ()) or view is None:
             return None
         base = {"table": table, "token": token, "version": state["table"]["version"]}

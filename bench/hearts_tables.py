@@ -694,6 +694,8 @@ class Load:
         if state.get("over") is not None:
             if player.seat != 0:
                 return
+        elif player.seat not in state["awaiting"] and player.seat in _waited(state):
+            pass  # between hands: the person presses "next hand"
         elif player.seat not in state["awaiting"] or state.get("view") is None:
             return
         player.planned = player.version
@@ -712,6 +714,8 @@ class Load:
         message: dict[str, Any]
         if state.get("over") is not None:
             message = {"type": "hearts.rematch", "table": table.id, "token": player.token}
+        elif player.seat not in state["awaiting"]:
+            message = {"type": "hearts.next", "table": table.id, "token": player.token}
         else:
             view = state["view"]
             if view["must_pass"]:
@@ -1242,6 +1246,12 @@ def finish(figures: Figures, server: Servers, run: int, runs: list[Figures]) -> 
     if server.unexpected:
         print(f"  (the server logged {server.unexpected} 'unexpected error' closes)")
     print(f"  run {run + 1}: {line(figures)}; load avg {os.getloadavg()[0]:.2f}", flush=True)
+
+
+def _waited(state: dict[str, Any]) -> list[int]:
+    """The people the computers wait for between hands ("next hand")."""
+    between = (state.get("public") or {}).get("next_hand")
+    return list(between["waiting"]) if between else []
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ from heartsuit.hearts import Match, Rules
 from tests.browser import axe
 from tests.browser.conftest import ServerProcess
 from tests.browser.hearts_fake import FakeHearts, hearts_state, pass_all, seats
-from tests.browser.test_hearts_table import last_card_match, my_turn, sheet_of
+from tests.browser.test_hearts_table import last_card_match, my_turn, sheet_of, state_of
 from tests.browser.test_hearts_ui import hand_codes, open_table, seat_to_lead
 
 pytestmark = pytest.mark.browser
@@ -267,3 +267,29 @@ def test_passed_cards_leave_for_the_receiver_and_received_ones_arrive(
     for card in received:  # the same information either way
         label = page.get_attribute(f'.ht-hand [data-card="{card.code}"]', "aria-label") or ""
         assert "received" in label
+
+
+@pytest.mark.parametrize("width, height", [(740, 360), (568, 320)])
+def test_ten_players_on_a_phone_on_its_side_do_not_overlap(
+    page: Any, server: ServerProcess, width: int, height: int
+) -> None:
+    """Ten small plates around a felt about 150 px tall: none covers another (they touch at
+    most), and each still shows its name."""
+    page.set_viewport_size({"width": width, "height": height})
+    match = my_turn("cancellation", 10, tricks=1)
+    fake = FakeHearts()
+    fake.on("hearts.open", lambda f: [state_of(match, "cancellation", view_seat=0)])
+    open_table(page, server, fake, lang="id")
+    boxes: list[list[float]] = page.eval_on_selector_all(
+        ".ht-seat",
+        "els => els.map(e => { const r = e.getBoundingClientRect();"
+        " return [r.left, r.top, r.right, r.bottom, e.querySelector('.ht-name').clientWidth]; })",
+    )
+    assert len(boxes) == 10
+    for i, a in enumerate(boxes):
+        assert a[4] > 16, f"plate {i} shows no name"
+        for j, b in enumerate(boxes[i + 1 :], start=i + 1):
+            across = min(a[2], b[2]) - max(a[0], b[0])
+            down = min(a[3], b[3]) - max(a[1], b[1])
+            assert across <= 1 or down <= 1, f"plates {i} and {j} overlap {across:.0f}×{down:.0f}"
+    axe.check(page, "Hearts table, ten players, phone on its side")

@@ -431,8 +431,9 @@ function render(previous = state) {
   const lobby = s.table.status === "lobby";
   el.lobby.hidden = !lobby;
   if (lobby) renderLobby();
-  // a shared device shows the summary (and its "next hand") before the next person's cover
-  const coverSeats = !s.view && s.table.status === "playing" && !waitedHere(s).length ? awaitingHere(s) : [];
+  // (a shared device between hands: the next person's cover first; behind it the summary, whose
+  // "next hand" the person's pass also says)
+  const coverSeats = !s.view && s.table.status === "playing" ? awaitingHere(s) : [];
   renderCover(coverSeats);
   el.board.hidden = lobby;
   if (!lobby) renderBoard(previous);
@@ -668,9 +669,10 @@ function renderWait() {
 
 function waitText(s, between) {
   const mine = waitedHere(s);
-  const others = between.waiting.filter((seat) => !s.you.includes(seat));
+  // a person who dropped out is not waited for (a computer plays for them)
+  const others = between.waiting.filter((seat) => !s.you.includes(seat) && !s.table.seats[seat].away);
   if (!between.deadline_ms) return mine.length ? t("hearts.summary.wait_you") : "";
-  const names = between.waiting.map((seat) => seatName(s, seat)).join(", ");
+  const names = [...mine, ...others].map((seat) => seatName(s, seat)).join(", ");
   // the server's deadline, read on this clock: never more than the whole wait, never below 0
   const left = Math.max(0, Math.min(between.timer_ms, between.deadline_ms - Date.now()));
   if (!mine.length) return others.length ? t("hearts.summary.ready", { names: others.map((seat) => seatName(s, seat)).join(", ") }) : "";
