@@ -56,6 +56,7 @@ def policy_out(
     flush: bool = False,
     safe_leads: bool = False,
     defend_at: int = 0,
+    lone: int = -1,
 ) -> None:
     """Play the hand to its end with the guided policy; adds each trick's tally to its winner.
 
@@ -70,7 +71,8 @@ def policy_out(
     leader picks, among the suits it may lead, the one whose lowest card the other seats can
     beat with the most cards (ties at random) instead of a random suit. ``defend_at``: the
     others defend against ``shooter`` only once it has taken that many penalty points (0: from
-    the start), as players who have not yet seen the moon coming.
+    the start), as players who have not yet seen the moon coming; ``lone`` (when a seat) is the
+    only seat that defends, so the playout shows what that seat's own play does to the moon.
     """
     pop = POP
     low_of = LOW
@@ -193,7 +195,9 @@ def policy_out(
                     r = top_of[follow]
                 elif rnd() < noise:
                     r = NTH[follow * 13 + int(rnd() * pop[follow])]
-                elif shooter >= 0 and (seat == shooter or (defending and winner == shooter)):
+                elif shooter >= 0 and (
+                    seat == shooter or (defending and winner == shooter and lone in (-1, seat))
+                ):
                     # the shooter wins what it can; a defender beats the shooter if it can
                     top = top_of[follow]
                     r = top if top > best else low_of[follow]
@@ -223,7 +227,9 @@ def policy_out(
                     c, d, h, s = cc, dd, hh, ss
             if rnd() < noise:
                 suit, r = _random_card((c, d, h, s), rnd)
-            elif shooter >= 0 and (seat == shooter or (defending and winner == shooter)):
+            elif shooter >= 0 and (
+                seat == shooter or (defending and winner == shooter and lone in (-1, seat))
+            ):
                 # shooter: throw away a low card that carries no points; defender: feed the
                 # shooter nothing (the same choice)
                 spare = [(m, k) for k, m in enumerate((c, d, 0, s & ~HIGH_SPADES)) if m]
@@ -282,12 +288,14 @@ def play_world(
     me: int,
     plain: bool,
     utilities: Callable[[list[int]], list[float]],
+    lone: int = -1,
 ) -> list[float]:
     """One sampled world of a PIMC search: each of ``moves`` (indices into ``starts``, a
     card's playout start: its hand slot, its bit, the trick with it, hearts broken) played out
     by :func:`policy_out` from ``hands`` and ``tallies`` (not changed); this seat's utility of
     each, in order. ``plain``: a hand is worth minus its points (``utilities`` is then called
-    only for a moon or a J♦); otherwise every playout is scored by ``utilities``."""
+    only for a moon or a J♦); otherwise every playout is scored by ``utilities``. ``shooter``
+    and ``lone`` are :func:`policy_out`'s."""
     total = table.moon_total
     out: list[float] = []
     for k in moves:
@@ -310,6 +318,8 @@ def play_world(
             None,
             flush,
             safe_leads,
+            0,
+            lone,
         )
         # hand_points' common case (no moon, no J♦ taken): the points are the tallies
         if plain and max(taken) < JACK_MARK and (total <= 0 or total not in taken):
