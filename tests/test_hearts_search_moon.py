@@ -17,6 +17,9 @@ from heartsuit.hearts.bots.search import (
     moon_hand,
     moon_threat,
 )
+from heartsuit.hearts.fast import Table
+from heartsuit.hearts.fast_policy import policy_out
+from heartsuit.hearts.fast_tables import card_index, index_card
 from heartsuit.hearts.view import SeatView, TrickRecord
 
 from .hearts_helpers import cards
@@ -123,3 +126,28 @@ def test_a_moon_hunter_plays_legally_and_shoots_in_its_playouts() -> None:
         hand = random_position(Rules(), seed, 4 * seed)
         view = hand.view(hand.to_play or 0)
         assert hunter.choose_play(view) in view.legal
+
+
+def first_trick_of(lone: int, defend_at: int) -> list[str]:
+    """A scripted last two tricks: seat 1 shoots (it holds every point so far) and leads 10♥;
+    seat 2 could duck with 2♥ or beat it with K♥. The first trick's cards, by code."""
+    table = Table.of(Rules())
+    held = {0: "5H 6C", 1: "10H 3C", 2: "2H KH", 3: "4H 5C"}
+    hands = [0] * 16
+    for seat, text in held.items():
+        for card in cards(text):
+            index = card_index(card)
+            hands[seat * 4 + index // 13] |= 1 << (index % 13)
+    record: list[int] = []
+    policy_out(
+        table, hands, [0, 5, 0, 0], 1, (), True, False, lambda: 0.5, 0.0, 1, 0,
+        record=record, defend_at=defend_at, lone=lone,
+    )
+    return [index_card(i).code for i in record[:4]]
+
+
+def test_playout_defenders_beat_a_shooter_only_when_they_defend() -> None:
+    assert first_trick_of(-1, 0) == ["10H", "KH", "4H", "5H"]  # everyone defends
+    assert first_trick_of(0, 0)[1] == "2H"  # only seat 0 defends: seat 2 ducks
+    assert first_trick_of(-1, 6)[1] == "2H"  # nobody defends before 6 points: seat 2 ducks
+    assert first_trick_of(-1, 5)[1] == "KH"
