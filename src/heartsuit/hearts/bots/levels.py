@@ -17,13 +17,15 @@ MOON_GUARD = 0.5  # hard's share of worlds in which a moon threat runs for it
 
 # p95 under 50 ms per decision on one core of the development machine
 NORMAL = SearchConfig(playouts=180, passing=PassConfig(playouts=300))
-# up to 6,000 playouts a card, but a card clearly worse than the best (2 standard errors of
-# the paired difference) stops being searched, and the search stops when one card is left;
-# pass 2,000 playouts; moon defence on (search.moon_threat, search.guarded_moves)
+# up to 2,500 playouts a card, but from 16 worlds on a card clearly worse than the best (2
+# standard errors of the paired difference) stops being searched, and the search stops when
+# one card is left; pass 1,600 playouts; moon defence on (search.moon_threat,
+# search.guarded_moves). Median about 25 ms a card compiled, pass about 75 ms (docs/hearts-bots.md)
 HARD = SearchConfig(
-    playouts=6000,
+    playouts=2500,
     prune_z=2.0,
-    passing=PassConfig(playouts=2000),
+    prune_after=16,
+    passing=PassConfig(playouts=1600),
     moon_guard=MOON_GUARD,
 )
 # hard before pruning and moon defence: 6,000 playouts every card, pass 8,000 (mean 0.45 s)
