@@ -14,19 +14,24 @@ from heartsuit.hearts.bots.passing import PassConfig
 from heartsuit.hearts.bots.search import SearchConfig
 
 MOON_GUARD = 0.5  # hard's share of worlds in which a moon threat runs for it
+# the points a lone taker needs before hard treats it as running for the moon: from the first
+# point, hard measured 0.43 ± 0.50 points per hand weaker against normal (100 deals)
+GUARD_POINTS = 8
 
 # p95 under 50 ms per decision on one core of the development machine
 NORMAL = SearchConfig(playouts=180, passing=PassConfig(playouts=300))
 # up to 2,500 playouts a card, but from 16 worlds on a card clearly worse than the best (2
 # standard errors of the paired difference) stops being searched, and the search stops when
 # one card is left; pass 1,600 playouts; moon defence on (search.moon_threat,
-# search.guarded_moves). Median about 25 ms a card compiled, pass about 75 ms (docs/hearts-bots.md)
+# search.guarded_moves) against a lone taker of 8 points or more. A median card about 17 ms
+# compiled, a pass about 55 ms (docs/hearts-bots.md, "Current figures")
 HARD = SearchConfig(
     playouts=2500,
     prune_z=2.0,
     prune_after=16,
     passing=PassConfig(playouts=1600),
     moon_guard=MOON_GUARD,
+    guard_points=GUARD_POINTS,
 )
 # hard before pruning and moon defence: 6,000 playouts every card, pass 8,000 (mean 0.45 s)
 HARD_6000 = SearchConfig(playouts=6000, passing=PassConfig(playouts=8000))
