@@ -10,6 +10,7 @@ Usage (one process; the machine is shared, so run it under ``nice -n 19``)::
     .venv/bin/python bench/hearts_search.py variants --variants plain,hard100 --deals 30 \
         --seed 11 [--workers 2]
     .venv/bin/python bench/hearts_search.py speed [--hands 4] [--runs 5] [--playouts 1000]
+    .venv/bin/python bench/hearts_search.py profile [--hands 3] [--levels hard]
 
 ``times`` seats the level in seat 0 against three heuristic players for ``--hands`` deals
 (every seat rotation is not needed for timing) and prints the median, p95, p99 and mean CPU
@@ -26,6 +27,9 @@ files in ``/tmp``, so a stopped comparison goes on). ``speed`` replays the same 
 cards) through the PIMC search at ``--playouts`` per choice, ``--runs`` times, and prints the
 playouts per CPU second and the CPU time per choice of each run and their medians: run it once
 with ``PYTHONPATH`` on another checkout's ``src`` to compare two versions on the same choices.
+``profile`` runs the first listed level's card choices of those deals under cProfile and
+prints where the time goes (functions by their own time). Every figure says whether the
+compiled modules ran (``HEARTSUIT_PURE=1`` runs the Python ones).
 """
 
 from __future__ import annotations
@@ -138,7 +142,10 @@ def summary(label: str, values: Sequence[float]) -> str:
 
 
 def times(levels: list[str], hands: int, rules: Rules, seed: int) -> None:
-    print(f"CPU time per decision, {rules.players} players, {hands} deals, seed {seed}")
+    print(
+        f"CPU time per decision, {rules.players} players, {hands} deals, seed {seed} "
+        f"({compiled_note()})"
+    )
     for level in levels:
         timed = Timed(make_bot(level, seed))
         for number in range(hands):
@@ -159,20 +166,7 @@ def times(levels: list[str], hands: int, rules: Rules, seed: int) -> None:
 
 def speed(hands: int, runs: int, playouts: int, rules: Rules, seed: int) -> None:
     """Playouts per CPU second of the PIMC search on a fixed set of card choices."""
-    views: list[SeatView] = []
-    for number in range(hands):
-        bots = [make_bot("heuristic", s) for s in range(rules.players)]
-        hand = Hand.deal(rules, seed, hand_number=number)
-        if hand.phase is Phase.PASS:
-            for seat, bot in enumerate(bots):
-                hand.pass_cards(seat, bot.choose_pass(hand.view(seat)))
-        while hand.phase is Phase.PLAY:
-            turn = hand.to_play
-            assert turn is not None
-            view = hand.view(turn)
-            if turn == 0 and len(set(view.legal)) > 1:
-                views.append(view)
-            hand.play(turn, bots[turn].choose_play(view))
+    views = choice_views(hands, rules, seed)
     if runs < 1:
         raise SystemExit("speed needs --runs 1 or more")
     config = SearchConfig(playouts=playouts)
@@ -195,6 +189,46 @@ def speed(hands: int, runs: int, playouts: int, rules: Rules, seed: int) -> None
         f"{1000 * statistics.median(means):.1f} ms a choice",
         flush=True,
     )
+
+
+def choice_views(hands: int, rules: Rules, seed: int) -> list[SeatView]:
+    """Seat 0's card choices with two or more legal cards, in deals played by heuristics."""
+    views: list[SeatView] = []
+    for number in range(hands):
+        bots = [make_bot("heuristic", s) for s in range(rules.players)]
+        hand = Hand.deal(rules, seed, hand_number=number)
+        if hand.phase is Phase.PASS:
+            for seat, bot in enumerate(bots):
+                hand.pass_cards(seat, bot.choose_pass(hand.view(seat)))
+        while hand.phase is Phase.PLAY:
+            turn = hand.to_play
+            assert turn is not None
+            view = hand.view(turn)
+            if turn == 0 and len(set(view.legal)) > 1:
+                views.append(view)
+            hand.play(turn, bots[turn].choose_play(view))
+    return views
+
+
+def profile(level: str, hands: int, rules: Rules, seed: int) -> None:
+    import cProfile
+    import pstats
+
+    views = choice_views(hands, rules, seed)
+    bot = make_bot(level, seed)
+    profiler = cProfile.Profile()
+    profiler.enable()
+    for view in views:
+        bot.choose_play(view)
+    profiler.disable()
+    print(f"{level}: {len(views)} card choices ({compiled_note()})")
+    pstats.Stats(profiler).sort_stats("tottime").print_stats(12)
+
+
+def compiled_note() -> str:
+    import heartsuit.hearts as hearts
+
+    return "compiled modules" if hearts.COMPILED else f"Python modules: {hearts.CORE}"
 
 
 def arena(bots: list[str], deals: int, rules: Rules, seed: int) -> None:
@@ -250,13 +284,14 @@ def moons(bots: list[str], deals: int, rules: Rules, seed: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "what", choices=("times", "arena", "algorithms", "moons", "variants", "speed")
+        "what",
+        choices=("times", "arena", "algorithms", "moons", "variants", "speed", "profile"),
     )
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--playouts", type=int, default=1000)
     parser.add_argument("--variants", default="plain,hard100")
     parser.add_argument("--workers", type=int, default=1)
-    parser.add_argument("--levels", default="easy,normal,hard100,hard")
+    parser.add_argument("--levels", default="easy,normal,hard,hard100,hard6000")
     parser.add_argument("--hands", type=int, default=8)
     parser.add_argument("--bots", default="search,heuristic,heuristic,heuristic")
     parser.add_argument("--deals", type=int, default=20)
@@ -273,6 +308,8 @@ def main() -> None:
         variants(args.variants.split(","), args.deals, rules, args.seed, args.workers)
     elif args.what == "speed":
         speed(args.hands, args.runs, args.playouts, rules, args.seed)
+    elif args.what == "profile":
+        profile(args.levels.split(",")[0], args.hands, rules, args.seed)
     elif args.what == "moons":
         moons(args.bots.split(","), args.deals, rules, args.seed)
     else:

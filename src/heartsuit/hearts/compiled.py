@@ -33,7 +33,7 @@ from pathlib import Path
 from types import ModuleType
 
 #: the engine modules compiled, in ``heartsuit.hearts``: what the public ``Hand`` API runs
-MODULES = ("facts", "legal", "hand_state", "game")
+MODULES = ("facts", "legal", "hand_state", "game", "fast_policy", "fast_worlds")
 #: the generated module compiled with them, holding ``SOURCE_DIGEST``
 BUILT = "_built"
 #: set to 1 to run the ``.py`` modules even where a build exists

@@ -55,6 +55,8 @@ def policy_out(
     record: list[int] | None = None,
     flush: bool = False,
     safe_leads: bool = False,
+    defend_at: int = 0,
+    lone: int = -1,
 ) -> None:
     """Play the hand to its end with the guided policy; adds each trick's tally to its winner.
 
@@ -67,7 +69,10 @@ def policy_out(
     played, in order (for tests). ``flush``: a leader with spades but no Q♠, K♠ or A♠ leads its
     lowest spade while another seat holds Q♠ (to force the queen out). ``safe_leads``: the
     leader picks, among the suits it may lead, the one whose lowest card the other seats can
-    beat with the most cards (ties at random) instead of a random suit.
+    beat with the most cards (ties at random) instead of a random suit. ``defend_at``: the
+    others defend against ``shooter`` only once it has taken that many penalty points (0: from
+    the start), as players who have not yet seen the moon coming; ``lone`` (when a seat) is the
+    only seat that defends, so the playout shows what that seat's own play does to the moon.
     """
     pop = POP
     low_of = LOW
@@ -81,6 +86,7 @@ def policy_out(
     # the moon is looked at again only after a trick with penalty points (the check is
     # idempotent: the same tallies give the same answer)
     recheck = moon_alive
+    defending = shooter >= 0 and defend_at <= 0
     b = leader * 4
     tricks_left = pop[hands[b]] + pop[hands[b + 1]] + pop[hands[b + 2]] + pop[hands[b + 3]]
     if trick:
@@ -95,6 +101,9 @@ def policy_out(
                 shooter = -1
             elif takers and moon_at and tallies[takers[0]] % JACK_MARK >= moon_at:
                 shooter = takers[0]
+            defending = shooter >= 0 and (
+                defend_at <= 0 or tallies[shooter] % JACK_MARK >= defend_at
+            )
         if trick:
             led = trick[0] // 13
             best = -1
@@ -186,7 +195,9 @@ def policy_out(
                     r = top_of[follow]
                 elif rnd() < noise:
                     r = NTH[follow * 13 + int(rnd() * pop[follow])]
-                elif shooter >= 0 and (seat == shooter or winner == shooter):
+                elif shooter >= 0 and (
+                    seat == shooter or (defending and winner == shooter and lone in (-1, seat))
+                ):
                     # the shooter wins what it can; a defender beats the shooter if it can
                     top = top_of[follow]
                     r = top if top > best else low_of[follow]
@@ -216,7 +227,9 @@ def policy_out(
                     c, d, h, s = cc, dd, hh, ss
             if rnd() < noise:
                 suit, r = _random_card((c, d, h, s), rnd)
-            elif shooter >= 0 and (seat == shooter or winner == shooter):
+            elif shooter >= 0 and (
+                seat == shooter or (defending and winner == shooter and lone in (-1, seat))
+            ):
                 # shooter: throw away a low card that carries no points; defender: feed the
                 # shooter nothing (the same choice)
                 spare = [(m, k) for k, m in enumerate((c, d, 0, s & ~HIGH_SPADES)) if m]
@@ -256,3 +269,61 @@ def policy_out(
 def _lowest(masks: tuple[int, int, int, int]) -> tuple[int, int]:
     r, suit = min(((m & -m).bit_length() - 1, k) for k, m in enumerate(masks) if m)
     return suit, r
+
+
+def play_world(
+    table: Table,
+    hands: list[int],
+    starts: list[tuple[int, int, tuple[int, ...], bool]],
+    moves: list[int],
+    tallies: list[int],
+    leader: int,
+    first: bool,
+    rnd: Callable[[], float],
+    noise: float,
+    shooter: int,
+    moon_at: int,
+    flush: bool,
+    safe_leads: bool,
+    me: int,
+    plain: bool,
+    utilities: Callable[[list[int]], list[float]],
+    lone: int = -1,
+) -> list[float]:
+    """One sampled world of a PIMC search: each of ``moves`` (indices into ``starts``, a
+    card's playout start: its hand slot, its bit, the trick with it, hearts broken) played out
+    by :func:`policy_out` from ``hands`` and ``tallies`` (not changed); this seat's utility of
+    each, in order. ``plain``: a hand is worth minus its points (``utilities`` is then called
+    only for a moon or a J♦); otherwise every playout is scored by ``utilities``. ``shooter``
+    and ``lone`` are :func:`policy_out`'s."""
+    total = table.moon_total
+    out: list[float] = []
+    for k in moves:
+        slot, bit, after, broken = starts[k]
+        played = hands[:]
+        played[slot] ^= bit
+        taken = tallies[:]
+        policy_out(
+            table,
+            played,
+            taken,
+            leader,
+            after,
+            broken,
+            first,
+            rnd,
+            noise,
+            shooter,
+            moon_at,
+            None,
+            flush,
+            safe_leads,
+            0,
+            lone,
+        )
+        # hand_points' common case (no moon, no J♦ taken): the points are the tallies
+        if plain and max(taken) < JACK_MARK and (total <= 0 or total not in taken):
+            out.append(-float(taken[me]))
+        else:
+            out.append(utilities(taken)[me])
+    return out

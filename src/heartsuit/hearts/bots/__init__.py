@@ -13,7 +13,14 @@ from typing import Protocol
 from heartsuit.cards import Card
 from heartsuit.hearts.bots.easy import EasyBot
 from heartsuit.hearts.bots.heuristic import HeuristicBot
-from heartsuit.hearts.bots.levels import HARD, HARD_100MS, NORMAL, TIMED
+from heartsuit.hearts.bots.levels import (
+    HARD,
+    HARD_100MS,
+    HARD_6000,
+    MOON_HUNTER,
+    NORMAL,
+    TIMED,
+)
 from heartsuit.hearts.bots.random_bot import RandomBot
 from heartsuit.hearts.bots.search import SearchBot
 from heartsuit.hearts.view import SeatView
@@ -44,8 +51,12 @@ BOTS: dict[str, Callable[[int], Bot]] = {
     "easy": EasyBot,
     "normal": lambda seed: SearchBot(seed, NORMAL),
     "hard": lambda seed: SearchBot(seed, HARD),
-    # the arena's hard at about 0.1 CPU s per decision, as a playout count (replays exactly)
+    # hard before it pruned and defended against the moon (comparisons, earlier results)
+    "hard6000": lambda seed: SearchBot(seed, HARD_6000),
+    # that hard cut to about 0.1 CPU s per decision then, as a playout count (earlier results)
     "hard100": lambda seed: SearchBot(seed, HARD_100MS),
+    # the arena's moon-hunting opponent (plans a moon whenever it plausibly can)
+    "moonhunter": lambda seed: SearchBot(seed, MOON_HUNTER),
     # the benchmark's search: 0.1 CPU s per decision (its choices depend on the machine)
     "search": lambda seed: SearchBot(seed, TIMED),
 }

@@ -1,13 +1,14 @@
 """Named sets of arena comparisons, run one after another: ``heartsuit hearts arena --suite``.
 
-``issue9`` is every comparison issue 9 asks for: ``hard`` with its budget cut to about 0.1 CPU s
-per decision (``hard100``, counted in playouts) and at its full budget against three heuristic
+``levels`` is every strength comparison of the levels: ``hard`` against three heuristic
 players, and each level one-against-three against the level below it, points per hand on
-duplicate deals; ``hard100`` one-against-the-rest in whole matches to 100 (share of matches
-won, even being one seat's share) in the standard rules and in every other preset;
-and, from every comparison, how often each bot shoots the moon and lets another seat shoot.
-Each comparison keeps its own results file in the output directory, so a stopped suite goes on
-where it stopped.
+duplicate deals; ``hard`` one-against-the-rest in whole matches to 100 (share of matches won,
+even being one seat's share) in the standard rules and in every other preset; and, from every
+comparison, how often each bot shoots the moon and lets another seat shoot. ``moons`` seats
+each level against three moon hunters (``moonhunter``: a search seat that goes for the moon
+whenever it plausibly can) and counts the moons it lets through. Each comparison keeps its own
+results file in the output directory, so a stopped suite goes on where it stopped; a file's
+name says what it compares (``docs/README.md`` lists the committed ones).
 """
 
 from __future__ import annotations
@@ -47,21 +48,18 @@ def _deals_for_200_matches(preset: str) -> int:
 
 
 SUITES: dict[str, tuple[Comparison, ...]] = {
-    "issue9": (
+    "levels": (
+        # "-pruned": the files of the hard that stops searching clearly worse cards (the
+        # hard-vs-heuristic.jsonl and hard-vs-normal.jsonl before it are of the hard that
+        # searched every card on its full budget, now hard6000)
         Comparison(
-            "hard100-vs-heuristic",
-            "hard at about 0.1 s per decision against three heuristic players: points per hand",
-            _one_against("hard100", "heuristic"),
+            "hard-vs-heuristic-pruned",
+            "hard against three heuristic players: points per hand",
+            _one_against("hard", "heuristic"),
             500,
         ),
         Comparison(
-            "hard-vs-heuristic",
-            "hard at its full budget against three heuristic players: points per hand",
-            _one_against("hard", "heuristic"),
-            100,
-        ),
-        Comparison(
-            "hard-vs-normal",
+            "hard-vs-normal-pruned",
             "hard against three normal players: points per hand",
             _one_against("hard", "normal"),
             100,
@@ -80,16 +78,25 @@ SUITES: dict[str, tuple[Comparison, ...]] = {
         ),
         *(
             Comparison(
-                f"hard100-vs-heuristic-matches-{preset}",
-                f"hard at about 0.1 s against heuristic players, whole matches to 100 ({preset}): "
+                f"hard-vs-heuristic-matches-{preset}",
+                f"hard against heuristic players, whole matches to 100 ({preset}): "
                 "share of matches won",
-                _one_against("hard100", "heuristic", preset),
+                _one_against("hard", "heuristic", preset),
                 _deals_for_200_matches(preset),
                 preset,
                 "matches",
             )
             for preset in PRESET_NAMES
         ),
+    ),
+    "moons": tuple(
+        Comparison(
+            f"{level}-vs-moonhunter",
+            f"{level} against three moon hunters: moons let through, points per hand",
+            _one_against(level, "moonhunter"),
+            60,
+        )
+        for level in ("hard", "hard6000", "normal", "easy")
     ),
 }
 

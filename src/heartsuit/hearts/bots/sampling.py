@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 from heartsuit.cards import Card, Suit
 from heartsuit.hearts.fast_tables import card_index, index_card
+from heartsuit.hearts.fast_worlds import deal_cards
 from heartsuit.hearts.rules import HOLD, QUEEN_OF_SPADES
 from heartsuit.hearts.view import SeatView, TrickRecord
 from heartsuit.shuffle import Rng, _outputs
@@ -332,50 +333,28 @@ class Sampler:
         # 2**64 - _DRAW_BOUND; otherwise (odds under 2**-40 a world) deal draw by draw
         if outputs and max(outputs) >= _TWO64 - _DRAW_BOUND:
             return sample_plain(know, rng)
-        # Fisher–Yates: swap item i with item below(i + 1), i from size - 1 down to 1
-        i = size
-        for z in outputs[: size - 1]:
-            i -= 1
-            j = z % (i + 1)
-            cards[i], cards[j] = cards[j], cards[i]
-        cards.sort(key=self.order.__getitem__)
         hands: list[list[int]] = [list(p) for p in know.pinned]
         room = self.room[:]
-        seats_of = self.slots
-        doubted = self.doubted
-        unlikely = know.unlikely
-        used = size - 1 if size else 0
-        at = room.__getitem__
-        for card in cards:
-            # a seat without room adds nothing to the total and is never picked, so the seats
-            # that may hold the card pick as sample_plain's open seats do
-            seats = seats_of[card]
-            total = sum(map(at, seats))
-            if total:
-                z = outputs[used]
-                used += 1
-                if doubted >> card & 1:
-                    # _weighted_slot, with its below() on this draw
-                    weights = [
-                        room[s] * (_LOW_WEIGHT if unlikely[s] >> card & 1 else _SCALE)
-                        for s in seats
-                    ]
-                    pick = z % sum(weights)
-                    k = 0
-                    while pick >= weights[k]:
-                        pick -= weights[k]
-                        k += 1
-                    s = seats[k]
-                else:
-                    pick = z % total
-                    for s in seats:
-                        pick -= room[s]
-                        if pick < 0:
-                            break
-                hands[s].append(card)
-                room[s] -= 1
-            else:
-                _augment(card, hands, room, know.allowed, self.movable)
+        allowed = know.allowed
+        movable = self.movable
+
+        def augment(card: int) -> None:
+            _augment(card, hands, room, allowed, movable)
+
+        # the shuffle and the deal, compiled with the engine core (fast_worlds.deal_cards)
+        used = deal_cards(
+            cards,
+            outputs,
+            self.order,
+            self.slots,
+            hands,
+            room,
+            self.doubted,
+            know.unlikely,
+            _LOW_WEIGHT,
+            _SCALE,
+            augment,
+        )
         rng.state = (rng.state + used * _GAMMA) & _MASK64
         return hands
 

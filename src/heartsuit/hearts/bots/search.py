@@ -27,12 +27,13 @@ HeuristicBot`'s.
 from __future__ import annotations
 
 import math
+import operator
 import random
 import time
 from dataclasses import dataclass, field
 from typing import Literal
 
-from heartsuit.cards import Card
+from heartsuit.cards import Card, Suit
 from heartsuit.hearts.bots.heuristic import HeuristicBot
 from heartsuit.hearts.bots.passing import PassConfig, choose_pass_by_playouts
 from heartsuit.hearts.bots.sampling import Knowledge, Sampler, knowledge
@@ -44,8 +45,8 @@ from heartsuit.hearts.fast_cancel import (
     cancel_position_from_view,
     guided_playout,
 )
-from heartsuit.hearts.fast_policy import policy_out
-from heartsuit.hearts.fast_tables import BIT, card_index, index_card, split_suits
+from heartsuit.hearts.fast_policy import play_world, policy_out
+from heartsuit.hearts.fast_tables import BIT, JACK_MARK, card_index, index_card, split_suits
 from heartsuit.hearts.view import SeatView
 from heartsuit.shuffle import Rng, derive_seed
 
@@ -77,6 +78,24 @@ class SearchConfig:
     flush_queen: bool = False
     # guided playouts: lead the suit the others can best beat (``policy_out``'s ``safe_leads``)
     safe_leads: bool = False
+    # PIMC: after ``prune_after`` worlds, and then at checks spaced by ``prune_every`` worlds or
+    # a quarter more, drop each card whose paired loss to the best card so far exceeds
+    # ``prune_z`` standard errors; stop when one is left (0: off, every card plays every
+    # world). Never more worlds than without pruning.
+    prune_z: float = 0.0
+    prune_after: int = 24
+    prune_every: int = 8
+    # PIMC: when one other seat may be running for the moon (:func:`moon_threat`), this share
+    # of the worlds is played out with that seat shooting and only this seat defending (beat
+    # it, feed it nothing), so a world where it can run the rest counts as a moon unless this
+    # seat's own play stops it; and the plain rules of :func:`guarded_moves` apply (0: off)
+    moon_guard: float = 0.0
+    guard_points: int = 1
+    # PIMC with ``moon_plans``, when positive: plan a moon whenever nobody else has points and
+    # the hand holds a quarter of high cards (not only a third), play the plan out against
+    # seats that defend only once the moon shows (``moon_at`` points), and go for it whenever
+    # its best card lands the moon in this share of the worlds: the arena's moon hunter
+    moon_hunt: float = 0.0
     passing: PassConfig = field(default_factory=PassConfig)
 
 
@@ -94,6 +113,76 @@ class Budget:
         if self.limit is not None and self.used >= self.limit:
             return True
         return self.deadline is not None and time.process_time() >= self.deadline
+
+
+def moon_threat(view: SeatView, least: int = 1) -> int:
+    """The other seat that may be running for the moon, from the public play, or -1.
+
+    A seat is a threat while it has taken every penalty point of the hand so far and at least
+    ``least`` of them, or while it leads a heart above the jack to the trick in progress and
+    nobody else has points (a shooter cashing its hearts). Once two seats have points nobody
+    can take them all, so there is none.
+    """
+    taken = view.points_taken
+    takers = [seat for seat, points in enumerate(taken) if points > 0]
+    if len(takers) > 1:
+        return -1
+    if takers:
+        seat = takers[0]
+        if seat != view.seat and taken[seat] >= least:
+            return seat
+    trick = view.trick
+    if trick is not None and trick.plays:
+        seat, lead = trick.plays[0]
+        if (
+            seat != view.seat
+            and lead.suit is Suit.HEARTS
+            and lead.rank > 11
+            and takers in ([], [seat])
+        ):
+            return seat
+    return -1
+
+
+def moon_hand(hand: tuple[Card, ...] | list[Card]) -> bool:
+    """A hand a moon hunter plays for the moon from the pass: five cards above the jack, or
+    four with A♥ and K♥."""
+    high = sum(1 for c in hand if c.rank >= 12)
+    hearts = {c.rank for c in hand if c.suit is Suit.HEARTS}
+    return high >= 5 or (high >= 4 and {13, 14} <= hearts)
+
+
+def guarded_moves(view: SeatView, legal: list[Card], threat: int) -> list[Card]:
+    """The legal cards left to search while ``threat`` may be running for the moon.
+
+    Plain rules of moon defence, which sampled worlds judge poorly (their defenders see every
+    card): when the threat is winning a trick in progress that carries points (or is of
+    hearts), beat it if possible, taking the points on purpose; otherwise give it no points;
+    and when not following suit, keep the top heart as a stopper. Each rule applies only while
+    it leaves some card to play.
+    """
+    trick = view.trick
+    rules = view.rules
+    out = legal
+    if trick is not None and trick.plays:
+        led = trick.plays[0][1].suit
+        best_seat, best = trick.plays[0]
+        for seat, card in trick.plays[1:]:
+            if card.suit is led and card.rank > best.rank:
+                best_seat, best = seat, card
+        if best_seat == threat:
+            points = sum(rules.card_points(c) for _, c in trick.plays)
+            over = [c for c in out if c.suit is led and c.rank > best.rank]
+            if over and (points > 0 or led is Suit.HEARTS):
+                return over
+            clean = [c for c in out if rules.card_points(c) <= 0]
+            out = clean or out
+        if led is not None and all(c.suit is not led for c in out):
+            hearts = [c for c in out if c.suit is Suit.HEARTS]
+            if hearts:
+                top = max(hearts, key=lambda c: c.rank)
+                out = [c for c in out if c != top] or out
+    return out
 
 
 def decision_seed(seed: int, view: SeatView, what: str) -> int:
@@ -153,6 +242,10 @@ class SearchBot:
     def choose_pass(self, view: SeatView) -> tuple[Card, ...]:
         if view.rules.packs != 1:
             return self.fallback.choose_pass(view)
+        if self.config.moon_hunt > 0 and moon_hand(view.hand):
+            # a hunter keeps its high cards: it passes its lowest ones
+            low = sorted(view.hand, key=lambda c: (c.rank, c.suit.value))
+            return tuple(low[: view.rules.pass_count])
         rng = random.Random(decision_seed(self.seed, view, "pass"))
         chosen, used = choose_pass_by_playouts(view, self.config.passing, rng)
         self.last_playouts = used
@@ -175,6 +268,12 @@ class SearchBot:
             index = cancel.pimc(sorted(card_index(c) for c in legal))
             self.last_playouts = cancel.budget.used
             return index_card(index)
+        if self.config.moon_guard > 0:
+            threat = moon_threat(view, self.config.guard_points)
+            if threat >= 0:
+                legal = guarded_moves(view, legal, threat)
+                if len(legal) == 1:
+                    return legal[0]
         search = _Search(view, self.config, seed)
         if self.config.algorithm == "ismcts":
             index = search.ismcts([card_index(c) for c in legal])
@@ -209,6 +308,7 @@ class _Search:
         total = self.table.moon_total
         self.moon_at = max(1, int(total * MOON_ALERT)) if total > 0 else 0
         self.pending: list[list[int]] | None = first
+        self.threat = moon_threat(view, config.guard_points) if config.moon_guard > 0 else -1
 
     def world_masks(self) -> list[list[int]]:
         return self.sampler.deal(self.rng)
@@ -261,12 +361,23 @@ class _Search:
         if any(p > 0 for s, p in enumerate(view.points_taken) if s != self.me):
             return False
         high = sum(1 for c in view.hand if c.rank >= 12)
-        return view.points_taken[self.me] > 0 or 3 * high >= len(view.hand)
+        share = 5 if self.config.moon_hunt > 0 else 3
+        return view.points_taken[self.me] > 0 or share * high >= len(view.hand)
+
+    def shooter(self, world: int) -> int:
+        """The seat running for the moon in the playouts of the ``world``-th world (-1: none):
+        the threat (:func:`moon_threat`) in a ``moon_guard`` share of the worlds."""
+        if self.threat < 0:
+            return -1
+        share = self.config.moon_guard
+        return self.threat if int(world * share) != int((world - 1) * share) else -1
 
     # --- determinized sampling ---------------------------------------------------------------
 
     def pimc(self, moves: list[int]) -> int:
         plans = (-1, self.me) if self.moon_possible() else (-1,)
+        if self.config.prune_z > 0 and len(plans) == 1:
+            return self.pruned_pimc(moves)
         sums = [[0.0] * len(moves) for _ in plans]
         table = self.table
         base = self.base
@@ -275,24 +386,43 @@ class _Search:
         utilities = self.scorer.utilities
         rnd = self.rnd
         me = self.me
-        # each move as the playout's start: this seat's card off its hand and onto the trick
-        # (a trick it completes is passed whole: policy_out settles it as FastState.play does)
-        trick = tuple(base.trick)
-        starts = [
-            (
-                me * 4 + move // 13,
-                1 << (move % 13),
-                (*trick, move),
-                base.broken or table.breaks[move],
-            )
-            for move in moves
-        ]
+        starts = self.starts(moves)
+        moons = [0] * len(moves)  # per move: moon-plan playouts in which this seat shot
+        everything = list(range(len(moves)))
         worlds = 0
         while worlds == 0 or not budget.spent():
             hands = self.next_hands()
             worlds += 1
+            guard = self.shooter(worlds)
+            if len(plans) == 1:
+                got = play_world(
+                    table,
+                    hands,
+                    starts,
+                    everything,
+                    base.tallies,
+                    base.leader,
+                    base.first,
+                    rnd,
+                    config.noise,
+                    guard,
+                    self.moon_at,
+                    config.flush_queen,
+                    config.safe_leads,
+                    me,
+                    not self.scorer.endgame,
+                    utilities,
+                    me if guard >= 0 else -1,
+                )
+                budget.used += len(moves)
+                for k, value in enumerate(got):
+                    sums[0][k] += value
+                continue
             for k, (slot, bit, after, broken) in enumerate(starts):
-                for p, shooter in enumerate(plans):
+                for p, plan in enumerate(plans):
+                    shooter = plan if plan >= 0 else guard
+                    # a hunter's own moon plan: the others see it coming only at moon_at
+                    defend_at = self.moon_at if plan >= 0 and config.moon_hunt > 0 else 0
                     out = hands[:]
                     out[slot] ^= bit
                     tallies = base.tallies[:]
@@ -310,11 +440,87 @@ class _Search:
                         self.moon_at,
                         flush=config.flush_queen,
                         safe_leads=config.safe_leads,
+                        defend_at=defend_at,
                     )
                     budget.used += 1
                     sums[p][k] += utilities(tallies)[me]
+                    if plan >= 0 and tallies[me] % JACK_MARK == table.moon_total:
+                        moons[k] += 1
+        if len(plans) > 1 and config.moon_hunt > 0:
+            best = max(range(len(moves)), key=lambda k: (moons[k], sums[1][k]))
+            if moons[best] >= config.moon_hunt * worlds:
+                return moves[best]
         best = max(range(len(moves)), key=lambda k: max(s[k] for s in sums))
         return moves[best]
+
+    def starts(self, moves: list[int]) -> list[tuple[int, int, tuple[int, ...], bool]]:
+        """Each move as a playout's start: this seat's card off its hand and onto the trick
+        (a trick it completes is passed whole: policy_out settles it as FastState.play does)."""
+        base = self.base
+        me = self.me
+        trick = tuple(base.trick)
+        breaks = self.table.breaks
+        return [
+            (me * 4 + move // 13, 1 << (move % 13), (*trick, move), base.broken or breaks[move])
+            for move in moves
+        ]
+
+    def pruned_pimc(self, moves: list[int]) -> int:
+        """PIMC that drops the cards that are clearly worse as the worlds come in.
+
+        Every live card plays every world, so two cards are compared world by world (paired):
+        a card is dropped when its mean loss to the best card so far is more than
+        ``prune_z`` standard errors of that loss. The search stops when one card is left, when
+        the playout budget is spent, or after as many worlds as it would deal without pruning.
+        """
+        table = self.table
+        base = self.base
+        config = self.config
+        budget = self.budget
+        utilities = self.scorer.utilities
+        rnd = self.rnd
+        me = self.me
+        starts = self.starts(moves)
+        values: list[list[float]] = [[] for _ in moves]
+        alive = list(range(len(moves)))
+        limit = budget.limit
+        most = -(-limit // len(moves)) if limit is not None else None
+        worlds = 0
+        check = config.prune_after
+        while len(alive) > 1 and (worlds == 0 or not budget.spent()):
+            if most is not None and worlds >= most:
+                break
+            hands = self.next_hands()
+            worlds += 1
+            shooter = self.shooter(worlds)
+            got = play_world(
+                table,
+                hands,
+                starts,
+                alive,
+                base.tallies,
+                base.leader,
+                base.first,
+                rnd,
+                config.noise,
+                shooter,
+                self.moon_at,
+                config.flush_queen,
+                config.safe_leads,
+                me,
+                not self.scorer.endgame,
+                utilities,
+                me if shooter >= 0 else -1,
+            )
+            budget.used += len(alive)
+            for k, value in zip(alive, got, strict=True):
+                values[k].append(value)
+            if worlds == check:
+                alive = _survivors(values, alive, worlds, config.prune_z)
+                # checks grow apart (each costs a pass over every world so far)
+                check = max(check + config.prune_every, check * 5 // 4)
+        # every live card has played every world so far: the best sum is the best mean
+        return moves[max(alive, key=lambda k: sum(values[k]))]
 
     # --- information-set MCTS ----------------------------------------------------------------
 
@@ -375,6 +581,24 @@ class _Search:
                 child.total += gains[mover] * scale
         visits = [root.children[m].visits if m in root.children else 0 for m in moves]
         return moves[max(range(len(moves)), key=visits.__getitem__)]
+
+
+def _survivors(values: list[list[float]], alive: list[int], worlds: int, z: float) -> list[int]:
+    """The live cards not clearly worse than the best one (each has played all ``worlds``)."""
+    best = max(alive, key=lambda k: sum(values[k]))
+    top = values[best]
+    keep = []
+    for k in alive:
+        if k == best:
+            keep.append(k)
+            continue
+        diffs = list(map(operator.sub, top, values[k]))
+        mean = sum(diffs) / worlds
+        var = (sum(map(operator.mul, diffs, diffs)) - mean * mean * worlds) / (worlds - 1)
+        # a card that lost every world by the same amount (var 0) is clearly worse too
+        if mean <= 0 or mean * mean * worlds <= z * z * var:
+            keep.append(k)
+    return keep
 
 
 class _CancelSearch:
