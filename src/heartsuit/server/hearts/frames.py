@@ -1,11 +1,17 @@
 """What one connection is told about a Hearts table: built from seat views and nothing else.
 
-Every ``hearts.state`` message comes from :func:`table_state`. The private part is the engine's
+A ``hearts.state`` is written as text by :class:`StateFrames` from parts encoded once per table
+version (a stale intent's ``error`` carries the same text: :func:`error_frame`);
+:func:`table_state` builds the same state as the protocol's model, the contract the text is held
+to by ``tests/test_server_hearts_frames.py``. The private part is the engine's
 :meth:`~heartsuit.hearts.match.Match.view` of exactly one seat, the one this connection plays
 (or, on a shared device, the seat whose turn it is, once its person asked to look). The public
 part is a seat view with every private field taken out, so no code path can put another seat's
 hand into a message (DESIGN.md, principle 3); the reasons a card cannot be played are asked of
 the engine (``why_illegal``) for the cards of that one view.
+
+Why one module of this length: the model and the text are two writings of one state, field by
+field, and a field added to one must be added to the other beside it.
 """
 
 from __future__ import annotations

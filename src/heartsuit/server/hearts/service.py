@@ -19,7 +19,13 @@ for tables"):
   lease (:mod:`heartsuit.server.hearts.redis_leases`): it alone runs the table's computer turns and
   grace timers, deciding from the presence every process shares; the others only serve their
   sockets and hand each change to the owner through the table's channel. A process that dies
-  loses its leases when they expire, and another takes its tables over.
+  loses its leases when they expire, and another takes its tables over
+  (:mod:`heartsuit.server.hearts.ownership`; the computers' turns:
+  :mod:`heartsuit.server.hearts.computer_turns`).
+
+Why one module of this length: every change of a table (create, sit, start, act, next hand,
+pace, leave, free, rematch) is a few lines of rules around the same lock, copy and log, and
+reads best beside the others.
 """
 
 from __future__ import annotations
