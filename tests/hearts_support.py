@@ -275,6 +275,9 @@ def frames_with_their_table(
     """Each frame with the table replayed from the database to the version it carries (or the
     last version the socket saw, for frames that carry none). The table is the same object
     each time, replayed further: use it before asking for the next frame."""
+    # the frames first, then the log: a socket is sent a version only once it is logged, so
+    # every frame taken now is in the log read after (more frames may still be arriving)
+    frames = list(frames)
     record, seats, log = table_log(db_path, table_id)
     live = LiveTable.replay(record, seats, [])
     for frame in frames:

@@ -147,6 +147,7 @@ class HeartsSession:
             tokens = {service.seat_of(live, token): token for token in message.tokens}
             await self._sit_down(live, tokens, take_over=message.take_over)
             live = await service.current(message.table)  # this process's copy may be stale
+            live = await self._settled(live)
             await self.link.send(self._frame(live, message.version), req)
         elif isinstance(message, HeartsInvite):
             live = await service.by_invite(message.invite)
@@ -333,7 +334,14 @@ class HeartsSession:
         return False
 
     async def _push(self, live: LiveTable) -> None:
-        await self.link.send(self._next(live), None)
+        await self.link.send(self._next(await self._settled(live)), None)
+
+    async def _settled(self, live: LiveTable) -> LiveTable:
+        """The table as nobody is changing it: a copy is changed in memory before its entry
+        is written, so a frame made meanwhile could show a version not yet in the log (the
+        computers' turns change tables while these replies are made); this waits for the
+        change under way, if any, and is the copy itself otherwise."""
+        return await self.service.table(live.record.id)
 
     def _next(self, live: LiveTable) -> Encoded:
         """What this socket is sent of ``live`` next: a patch when one will do, else the whole
@@ -371,7 +379,7 @@ class HeartsSession:
     async def _reply(self, live: LiveTable, req: int | None) -> None:
         """The answer to this socket's intent: a patch when one will do (the socket acted on
         the version before, e.g. played a card within a trick), else the whole state."""
-        await self.link.send(self._next(live), req)
+        await self.link.send(self._next(await self._settled(live)), req)
 
     def _seen(self, live: LiveTable) -> int | None:
         held = self._tables.get(live.record.id)
