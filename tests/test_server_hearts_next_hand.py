@@ -183,8 +183,10 @@ def test_the_pace_is_chosen_at_creation_and_changed_in_the_log(site: Site) -> No
         assert me.state["table"]["pace"] == "slow"
         reply = me.ask("hearts.pace", table=me.table, token=me.token, pace="fast")
         assert reply["type"] == "hearts.state" and reply["table"]["pace"] == "fast", reply
-        version = me.version
-        assert kinds(site, me.table)[:2] == ["pace", "start"]
-        assert kinds(site, me.table)[-1] == "pace"
+        # the computers may pass meanwhile (they decide outside the table's lock): count the
+        # pace entries, not the versions
+        logged = kinds(site, me.table)
+        assert logged[:2] == ["pace", "start"] and logged.count("pace") == 2
         same = me.ask("hearts.pace", table=me.table, token=me.token, pace="fast")
-        assert same["type"] in ("hearts.state", "hearts.patch") and me.version == version
+        assert same["type"] in ("hearts.state", "hearts.patch")
+        assert kinds(site, me.table).count("pace") == 2  # the same pace again logs nothing
