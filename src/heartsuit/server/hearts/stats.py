@@ -45,7 +45,7 @@ from starlette.routing import Route
 from heartsuit.hearts import Match
 from heartsuit.hearts.game import Phase
 from heartsuit.hearts.rules import QUEEN_OF_SPADES
-from heartsuit.server.core.player import PLAYER_ID
+from heartsuit.server.core.player import PLAYER_ID, header_player
 from heartsuit.server.hearts.live_table import LiveTable, LogEntry, SeatRecord, TableRecord
 from heartsuit.server.hearts.stats_store import (
     COUNTERS,
@@ -321,11 +321,9 @@ class HeartsStats:
         (the same header as ``/api/stats``)."""
 
         async def api_hearts_stats(request: Request) -> Response:
-            # the id is the player's only credential: a header, never the URL
-            player = request.headers.get(player_header, "")
-            # an absent or unknown id simply has no matches yet: nothing to learn from it
-            if not PLAYER_ID.fullmatch(player):
-                player = ""
+            # the id is the player's only credential: a header, never the URL; an absent or
+            # unknown id simply has no matches yet
+            player = header_player(request.headers.get(player_header))
             document = await self.document(player)
             # one player's own figures: no cache keeps them
             return JSONResponse(document, headers={"Cache-Control": "no-store"})
