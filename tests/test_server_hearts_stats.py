@@ -25,6 +25,7 @@ from heartsuit.hearts import Moon, Rules
 from heartsuit.hearts.actions import Action, Pass, Play
 from heartsuit.hearts.game import Hand
 from heartsuit.server.core.bus import LocalBus
+from heartsuit.server.core.protocol import Stale
 from heartsuit.server.core.settings import sqlite_url
 from heartsuit.server.hearts.live_table import (
     LiveTable,
@@ -34,7 +35,6 @@ from heartsuit.server.hearts.live_table import (
     new_table_id,
     new_token,
 )
-from heartsuit.server.hearts.protocol import Stale
 from heartsuit.server.hearts.service import HeartsService
 from heartsuit.server.hearts.stats import HeartsStats, recount, seat_figures
 from heartsuit.server.hearts.stats_store import SeatResult, SqlHeartsStatsStore, results

@@ -21,11 +21,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from heartsuit.server.core.protocol import ProtocolError
+from heartsuit.server.core.protocol import ProtocolError, Stale
 from heartsuit.server.core.settings import sqlite_url
 from heartsuit.server.players.service import PlayerService
 from heartsuit.server.players.store import SqlPlayersStore
-from heartsuit.server.solitaire.service import SolitaireService, Stale
+from heartsuit.server.solitaire.service import SolitaireService
 from heartsuit.server.solitaire.store import SqlSolitaireStore
 from heartsuit.server.storage.db import Database
 from heartsuit.solitaire import Game
@@ -236,8 +236,8 @@ def test_two_services_racing_on_one_game_never_lose_or_double_a_move(db_url: str
             # a stale base is refused with the fresh view
             with pytest.raises(Stale) as refused:
                 await one.tap("p1", gid, TIP, intent="i-3", base=1)
-            assert refused.value.played.view is not None
-            assert refused.value.played.view.log_length == 2
+            assert refused.value.fresh.view is not None
+            assert refused.value.fresh.view.log_length == 2
             moves = await one.store.moves(gid)
             assert [(m.action, m.intent) for m in moves] == [("stock", "i-1"), ("stock", "i-2")]
         finally:

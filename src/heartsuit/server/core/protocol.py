@@ -17,7 +17,7 @@ import typing
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Any, Generic, Literal, TypeVar
 
 import orjson
 from pydantic import BaseModel, ConfigDict, JsonValue, StrictInt, ValidationError
@@ -57,6 +57,21 @@ class ProtocolError(ValueError):
         self.message_key = message_key or f"server.error.{code.value}"
         #: values for the translated message's placeholders
         self.values = values
+
+
+FreshT = TypeVar("FreshT")
+
+
+class Stale(ProtocolError, Generic[FreshT]):
+    """An intent made on a state that has moved on (another tab, another process, a computer's
+    turn): nothing was applied. :attr:`fresh` is what the game answers with instead, its own
+    business: Heart to Heart carries the game as it is now, Hearts the table to read it from.
+    One class for every game kept as an event log (:mod:`heartsuit.server.storage.event_log`),
+    so a refusal of this kind is caught and told apart the same way everywhere."""
+
+    def __init__(self, fresh: FreshT, detail: str = "the state has moved on") -> None:
+        super().__init__(ErrorCode.STALE, detail)
+        self.fresh = fresh
 
 
 class ClientMessage(BaseModel):

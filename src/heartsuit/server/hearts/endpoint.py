@@ -24,7 +24,7 @@ from heartsuit.hearts.actions import Pass, Play
 from heartsuit.server.core.bus import Notice
 from heartsuit.server.core.game_service import Context
 from heartsuit.server.core.player import Player
-from heartsuit.server.core.protocol import ClientMessage, Encoded, ErrorCode, ProtocolError
+from heartsuit.server.core.protocol import ClientMessage, Encoded, ErrorCode, ProtocolError, Stale
 from heartsuit.server.hearts.frames import error_frame, invite_url, seat_infos
 from heartsuit.server.hearts.live_table import LiveTable
 from heartsuit.server.hearts.new_table import action_for
@@ -54,7 +54,6 @@ from heartsuit.server.hearts.protocol import (
     HeartsSit,
     HeartsStart,
     HintReply,
-    Stale,
 )
 from heartsuit.server.hearts.replay import Replays
 from heartsuit.server.hearts.service import (
@@ -120,7 +119,9 @@ class HeartsSession:
         try:
             await self._handle(message, req)  # type: ignore[arg-type]
         except Stale as stale:
-            state = self._frame(await self.service.table(stale.table_id), None)
+            table_id = stale.fresh  # Hearts' stale refusal names the table to read again
+            assert isinstance(table_id, str)
+            state = self._frame(await self.service.table(table_id), None)
             await self.link.send(self._error(stale, state), req)
         except HeartsError as err:
             await self.link.send(self._error(err, None), req)
@@ -277,48 +278,64 @@ class HeartsSession:
 
     # ------------------------------------------------------------------ states
 
+    def _for_this_socket(self, table_id: str, notice: Notice) -> TableChanged | SeatTaken | None:
+        """What ``notice`` on the table's channel asks of this socket: a seat it holds taken
+        on another process, a version (or a presence) it has not been shown, or nothing.
+
+        The one decision for both ways a notice is answered: at once, as the bus delivers it
+        (:meth:`_notice_now`, when nothing needs waiting for), or queued (:meth:`_on_notice`).
+        """
+        held = self._tables.get(table_id)
+        if held is None:
+            return None
+        if isinstance(notice, SeatTaken):
+            mine = notice.seat in held.tokens and notice.by != self.service.process_id
+            return notice if notice.table == table_id and mine else None
+        if isinstance(notice, TableChanged) and notice.table == table_id:
+            return notice if notice.version > held.seen or notice.presence else None
+        return None
+
     def _notice_handler(self, table_id: str) -> Callable[[Notice], Awaitable[None]]:
         async def on_notice(notice: Notice) -> None:
-            if isinstance(notice, SeatTaken) and notice.table == table_id:
-                held = self._tables.get(table_id)
-                if (
-                    held is not None
-                    and notice.seat in held.tokens
-                    and notice.by != self.service.process_id
-                ):
-                    self.service.taken_elsewhere(table_id, notice.seat)
-                    await self.taken_over(table_id, notice.seat)
-                return
-            if isinstance(notice, TableChanged) and notice.table == table_id:
-                held = self._tables.get(table_id)
-                if held is None or (notice.version <= held.seen and not notice.presence):
-                    return
-                try:
-                    live = await self.service.table(table_id, at_least=notice.version, heard=notice)
-                except HeartsError:
-                    return
-                if notice.presence:
-                    await self.service.refresh_presence(table_id)
-                await self._push(live)
+            await self._on_notice(table_id, notice)
 
         return on_notice
 
+    async def _on_notice(self, table_id: str, notice: Notice) -> None:
+        """Answer a notice that waited its turn in the queue (it may need to read the store,
+        the presence, or wait for a change under way)."""
+        heard = self._for_this_socket(table_id, notice)
+        if isinstance(heard, SeatTaken):
+            self.service.taken_elsewhere(table_id, heard.seat)
+            await self.taken_over(table_id, heard.seat)
+        elif heard is not None:
+            try:
+                live = await self.service.table(table_id, at_least=heard.version, heard=heard)
+            except HeartsError:
+                return
+            if heard.presence:
+                await self.service.refresh_presence(table_id)
+            await self._push(live)
+
     def _notice_now(self, table_id: str) -> Callable[[Notice], bool]:
-        """The same answer as :meth:`_notice_handler`'s when it needs no waiting (the table in
-        memory at that version, nothing to read of the presence, the frame written at once);
-        else False, having changed nothing, and the notice goes the queued way."""
+        """The bus's fast lane: answer a notice at once when nothing needs waiting for (the
+        table in memory at that version, no presence to read from elsewhere, the frame written
+        at once) and return True; else return False, having changed nothing, and the notice
+        goes the queued way (:meth:`_on_notice`). This is what keeps a table's change from
+        queueing behind every socket's task at a thousand tables (docs/site.md, "Notices")."""
         service = self.service
 
         def now(notice: Notice) -> bool:
-            if not isinstance(notice, TableChanged) or notice.table != table_id:
-                return not isinstance(notice, SeatTaken)  # nothing else is for this table
+            heard = self._for_this_socket(table_id, notice)
+            if heard is None:
+                return True  # nothing to answer
+            if isinstance(heard, SeatTaken):
+                return False
+            if heard.presence and not service.ownership.local_presence:
+                return False  # the presence is read from elsewhere first
+            live = service.table_now(table_id, heard.version)
             held = self._tables.get(table_id)
-            if held is None or (notice.version <= held.seen and not notice.presence):
-                return True
-            if notice.presence and service.shared is not None:
-                return False  # the presence is read from Redis first
-            live = service.table_now(table_id, notice.version)
-            if live is None:
+            if live is None or held is None:
                 return False
             return self._push_now(live, held)
 

@@ -49,8 +49,9 @@ class Ownership(Protocol):
         ...
 
     @property
-    def local_timers(self) -> bool:
-        """Whether this process's own presence runs the grace timers (one process)."""
+    def local_presence(self) -> bool:
+        """Whether who is at a table is this process's own sockets (one process): it is known
+        without a read, and its grace timers run here."""
         ...
 
     def owns(self, table_id: str) -> bool:
@@ -115,7 +116,7 @@ class LocalOwnership:
     """One process: it owns every table; presence is its own sockets."""
 
     process: Final = ""
-    local_timers: Final = True
+    local_presence: Final = True
 
     def __init__(self, service: HeartsService) -> None:
         self.service = service
@@ -169,7 +170,7 @@ class LocalOwnership:
 class SharedOwnership:
     """Several processes: leases, presence and the missed notices through Redis."""
 
-    local_timers: Final = False
+    local_presence: Final = False
 
     def __init__(self, service: HeartsService, tables: RedisTables) -> None:
         self.service = service

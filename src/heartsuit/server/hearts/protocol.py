@@ -15,7 +15,7 @@ from typing import Any, Final, Literal
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, StrictBool, StrictInt
 
 from heartsuit.gamecodes import CodeProblem
-from heartsuit.server.core.protocol import ClientMessage, ErrorCode, ProtocolError, Reply
+from heartsuit.server.core.protocol import ClientMessage, ProtocolError, Reply
 
 #: the levels a computer seat may be given (bots.LEVELS may offer fewer; checked by the service)
 Level = Literal["easy", "normal", "hard"]
@@ -264,14 +264,6 @@ class HeartsError(ProtocolError):
         if code is HeartsErrorCode.BAD_CODE:
             key = f"server.hcode.{values.get('problem', 'parts')}"
         super().__init__(code, detail, message_key=key, **values)
-
-
-class Stale(HeartsError):
-    """The intent was made on a state that has moved on; the page gets the fresh one."""
-
-    def __init__(self, table_id: str) -> None:
-        super().__init__(ErrorCode.STALE, "the table has moved on since that state")
-        self.table_id = table_id
 
 
 # --- server → client -------------------------------------------------------------------------

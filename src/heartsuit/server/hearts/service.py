@@ -42,7 +42,7 @@ from heartsuit.hearts.actions import Action
 from heartsuit.hearts.bots import LEVELS
 from heartsuit.hearts.driver import BotError, computer_seed, decide
 from heartsuit.server.core.bus import Bus
-from heartsuit.server.core.protocol import ErrorCode
+from heartsuit.server.core.protocol import ErrorCode, Stale
 from heartsuit.server.hearts.computer_turns import FALLBACK_LEVEL, ComputerTurns
 from heartsuit.server.hearts.frames import StateFrames
 from heartsuit.server.hearts.live_table import (
@@ -60,7 +60,7 @@ from heartsuit.server.hearts.new_table import DEFAULT_LEVEL, clean_name, plan_ta
 from heartsuit.server.hearts.notices import SeatTaken, TableChanged, table_channel
 from heartsuit.server.hearts.ownership import LocalOwnership, Ownership, SharedOwnership
 from heartsuit.server.hearts.presence import Presence, SeatInUse
-from heartsuit.server.hearts.protocol import HeartsCreate, HeartsError, HeartsErrorCode, Stale
+from heartsuit.server.hearts.protocol import HeartsCreate, HeartsError, HeartsErrorCode
 from heartsuit.server.hearts.redis_leases import RedisTables
 from heartsuit.server.hearts.stats import HeartsStats
 from heartsuit.server.hearts.store import TableStore
@@ -68,6 +68,9 @@ from heartsuit.server.hearts.thinking_pool import ThinkerLost, ThinkingPool
 from heartsuit.server.storage.event_log import LiveCache, Locks, retry_conflicts
 
 log = logging.getLogger("heartsuit.server.hearts")
+
+#: the detail of a stale intent's refusal (:class:`Stale` carries the table id to read again)
+_MOVED_ON = "the table has moved on since that state"
 
 T = TypeVar("T")
 #: how many times a change is tried when another process keeps writing the table's next entry
@@ -127,7 +130,7 @@ class HeartsService:
         self.ownership: Ownership = (
             LocalOwnership(self) if shared is None else SharedOwnership(self, shared)
         )
-        self.presence = Presence(grace_ms, self._grace_over, timers=self.ownership.local_timers)
+        self.presence = Presence(grace_ms, self._grace_over, timers=self.ownership.local_presence)
         #: the computer players' turns (hearts/computer_turns.py)
         self.turns = ComputerTurns(self, pace_ms=pace_ms, next_hand_ms=next_hand_ms)
         #: per table, the entry this process logged last (until it is announced): a card
@@ -260,7 +263,7 @@ class HeartsService:
 
         done = await retry_conflicts(attempt, attempts=CONFLICT_ATTEMPTS)
         if done is None:
-            raise Stale(table_id)
+            raise Stale(table_id, _MOVED_ON)
         return done
 
     async def sit(self, table_id: str, seat: int, name: object) -> tuple[LiveTable, str]:
@@ -386,7 +389,7 @@ class HeartsService:
             if live.match is None or live.status != "playing":
                 raise HeartsError(HeartsErrorCode.WRONG_PHASE, "the match is not under way")
             if live.is_stale(version, action):
-                raise Stale(table_id)
+                raise Stale(table_id, _MOVED_ON)
             if seat not in live.awaiting():
                 raise HeartsError(HeartsErrorCode.NOT_YOUR_TURN, "it is not your turn")
             # a conflict: replayed from the log, the intent is checked once more
@@ -446,7 +449,7 @@ class HeartsService:
         if match is None or live.status != "playing" or phase not in ("pass", "play"):
             raise HeartsError(HeartsErrorCode.WRONG_PHASE, "there is nothing to play or pass now")
         if live.moved_since(version, seat, passing=phase == "pass"):
-            raise Stale(table_id)
+            raise Stale(table_id, _MOVED_ON)
         if seat not in live.awaiting():
             raise HeartsError(HeartsErrorCode.NOT_YOUR_TURN, "it is not your turn")
         view = match.view(seat)

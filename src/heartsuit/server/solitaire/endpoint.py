@@ -26,7 +26,7 @@ from heartsuit.server.core import messages
 from heartsuit.server.core.bus import Notice
 from heartsuit.server.core.game_service import Context
 from heartsuit.server.core.player import Player
-from heartsuit.server.core.protocol import ClientMessage, Encoded
+from heartsuit.server.core.protocol import ClientMessage, Encoded, Stale
 from heartsuit.server.players.service import PlayerChanged
 from heartsuit.server.solitaire.frames import plain_event, stale_frame, state_frame, tap_event
 from heartsuit.server.solitaire.protocol import (
@@ -43,7 +43,7 @@ from heartsuit.server.solitaire.protocol import (
     SolitaireVisibility,
     StatsRequest,
 )
-from heartsuit.server.solitaire.service import GameChanged, Played, SolitaireService, Stale
+from heartsuit.server.solitaire.service import GameChanged, Played, SolitaireService
 
 
 class SolitaireEndpoint:
@@ -217,8 +217,10 @@ class SolitaireSession:
         # every tap), the same text as encode(SolitaireState(...)) writes (tested)
         await self.context.send(Encoded(state_frame(view, event)), req)
 
-    async def _send_stale(self, stale: Stale, req: int | None) -> None:
-        view = stale.played.parts
+    async def _send_stale(self, stale: Stale[object], req: int | None) -> None:
+        played = stale.fresh  # Heart to Heart's stale refusal carries the game as it is now
+        assert isinstance(played, Played)
+        view = played.parts
         assert view is not None
         self._seen[view.id] = max(self._seen.get(view.id, -1), view.log_length)
         text = messages.text(self.context.lang, "server.error.solitaire_stale")

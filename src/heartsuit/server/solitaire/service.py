@@ -66,7 +66,7 @@ from dataclasses import dataclass, field, replace
 from heartsuit.server.core.bus import Bus, Notice, notice
 from heartsuit.server.core.clock import Clock, wall_ms
 from heartsuit.server.core.player import player_channel
-from heartsuit.server.core.protocol import ErrorCode, ProtocolError
+from heartsuit.server.core.protocol import ProtocolError, Stale
 from heartsuit.server.players.service import PlayerService
 from heartsuit.server.solitaire.daily import ATTEMPTS, candidate, date_of, day_of
 from heartsuit.server.solitaire.frames import ViewParts, view_parts
@@ -174,14 +174,8 @@ class Played:
         return None if self.parts is None else self.parts.model()
 
 
-class Stale(ProtocolError):
-    """The intent was made on a view of the game that has moved on (another tab, another
-    process): nothing was applied, and :attr:`played` is the game as it is now."""
-
-    def __init__(self, played: Played) -> None:
-        super().__init__(ErrorCode.STALE, "the game moved on before that move arrived")
-        self.played = played
-
+#: the detail of a stale intent's refusal (:class:`Stale` carries the game as it is now)
+_MOVED_ON = "the game moved on before that move arrived"
 
 #: the log's words for the actions that are not heart positions
 _NAMED_ACTIONS: dict[str, Action] = {"stock": "stock", "waste": "waste", "undo": "undo"}
@@ -500,7 +494,7 @@ class SolitaireService:
                     kind = live.intents[intent] or "repeat"
                     return await self._played(live, kind, placement_help, repeat=True)
                 if base is not None and base != live.record.log_length:
-                    raise Stale(await self._played(live, "stale", placement_help))
+                    raise Stale(await self._played(live, "stale", placement_help), _MOVED_ON)
                 return await self._apply(live, target, intent, placement_help)
 
             async def caught_up() -> None:
@@ -514,7 +508,7 @@ class SolitaireService:
                 if intent is not None and intent in live.intents:
                     kind = live.intents[intent] or "repeat"
                     return await self._played(live, kind, placement_help, repeat=True)
-                raise Stale(await self._played(live, "stale", placement_help))
+                raise Stale(await self._played(live, "stale", placement_help), _MOVED_ON)
         if played.logged:
             await self._notify(played.live.record)
         return played
