@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from heartsuit.server.core.bus import LocalBus, Notice
+from heartsuit.server.core.player import Player
 from heartsuit.server.core.protocol import Encoded, Reply, encode
 from heartsuit.server.core.settings import sqlite_url
 from heartsuit.server.hearts.endpoint import HeartsSession
@@ -45,7 +46,6 @@ from heartsuit.server.hearts.protocol import (
 )
 from heartsuit.server.hearts.service import HeartsService
 from heartsuit.server.hearts.store import SqlTableStore
-from heartsuit.server.players.service import Player
 from heartsuit.server.storage.db import Database
 
 
@@ -141,7 +141,7 @@ async def one_run(path: Path, tables: int, rounds: int, profile: str) -> tuple[f
     )
     await service.start()
     rng = random.Random(7)
-    player = Player.__new__(Player)
+    player = Player(id="bench-player", created_at_ms=0)
     try:
         people: list[list[tuple[HeartsSession, str]]] = []
         ids: list[str] = []
