@@ -173,6 +173,8 @@ def serve(port: int, db: str, pace_ms: int, diagnose: str, what_if: str) -> None
         port=port,
         max_connections_per_address=many,
         hellos_per_minute=many,
+        # every bench socket is a new player from 127.0.0.1 (a carrier's address would be many)
+        new_players_per_minute=many,
         new_games_per_minute=many,
         # behind nginx (--via): its address as the pages see it, and its word believed
         origins=tuple(os.environ.get("BENCH_ORIGINS", "").split()),

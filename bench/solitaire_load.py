@@ -85,6 +85,7 @@ class Server:
             **env,
             "HEARTSUIT_MAX_CONNECTIONS_PER_ADDRESS": many,
             "HEARTSUIT_HELLOS_PER_MINUTE": many,
+            "HEARTSUIT_NEW_PLAYERS_PER_MINUTE": many,
             "HEARTSUIT_NEW_GAMES_PER_MINUTE": many,
             **({"HEARTSUIT_TRACE": str(trace)} if trace is not None else {}),
         }

@@ -197,6 +197,7 @@ async def one_run(taps: int, players: int, seed: int, lang: bool = False) -> tup
             port=PORT,
             max_connections_per_address=many,
             hellos_per_minute=many,
+            new_players_per_minute=many,
             new_games_per_minute=many,
         )
         config = uvicorn_config(settings, log_level="warning")
