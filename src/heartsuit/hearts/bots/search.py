@@ -395,25 +395,7 @@ class _Search:
             worlds += 1
             guard = self.shooter(worlds)
             if len(plans) == 1:
-                got = play_world(
-                    table,
-                    hands,
-                    starts,
-                    everything,
-                    base.tallies,
-                    base.leader,
-                    base.first,
-                    rnd,
-                    config.noise,
-                    guard,
-                    self.moon_at,
-                    config.flush_queen,
-                    config.safe_leads,
-                    me,
-                    not self.scorer.endgame,
-                    utilities,
-                    me if guard >= 0 else -1,
-                )
+                got = self.play_world(hands, starts, everything, guard)
                 budget.used += len(moves)
                 for k, value in enumerate(got):
                     sums[0][k] += value
@@ -465,6 +447,39 @@ class _Search:
             for move in moves
         ]
 
+    def play_world(
+        self,
+        hands: list[int],
+        starts: list[tuple[int, int, tuple[int, ...], bool]],
+        moves: list[int],
+        shooter: int,
+    ) -> list[float]:
+        """:func:`~heartsuit.hearts.fast_policy.play_world` of this search: each of ``moves``
+        (indices into ``starts``) played out in the sampled world ``hands``, ``shooter``
+        running for the moon (-1: nobody) against this seat alone; this seat's utilities."""
+        config = self.config
+        base = self.base
+        me = self.me
+        return play_world(
+            self.table,
+            hands,
+            starts,
+            moves,
+            base.tallies,
+            base.leader,
+            base.first,
+            self.rnd,
+            config.noise,
+            shooter,
+            self.moon_at,
+            config.flush_queen,
+            config.safe_leads,
+            me,
+            not self.scorer.endgame,
+            self.scorer.utilities,
+            me if shooter >= 0 else -1,
+        )
+
     def pruned_pimc(self, moves: list[int]) -> int:
         """PIMC that drops the cards that are clearly worse as the worlds come in.
 
@@ -473,13 +488,8 @@ class _Search:
         ``prune_z`` standard errors of that loss. The search stops when one card is left, when
         the playout budget is spent, or after as many worlds as it would deal without pruning.
         """
-        table = self.table
-        base = self.base
         config = self.config
         budget = self.budget
-        utilities = self.scorer.utilities
-        rnd = self.rnd
-        me = self.me
         starts = self.starts(moves)
         values: list[list[float]] = [[] for _ in moves]
         alive = list(range(len(moves)))
@@ -493,25 +503,7 @@ class _Search:
             hands = self.next_hands()
             worlds += 1
             shooter = self.shooter(worlds)
-            got = play_world(
-                table,
-                hands,
-                starts,
-                alive,
-                base.tallies,
-                base.leader,
-                base.first,
-                rnd,
-                config.noise,
-                shooter,
-                self.moon_at,
-                config.flush_queen,
-                config.safe_leads,
-                me,
-                not self.scorer.endgame,
-                utilities,
-                me if shooter >= 0 else -1,
-            )
+            got = self.play_world(hands, starts, alive, shooter)
             budget.used += len(alive)
             for k, value in zip(alive, got, strict=True):
                 values[k].append(value)
