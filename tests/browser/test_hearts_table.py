@@ -357,3 +357,101 @@ def test_the_led_mark_reads_as_a_label(page: Any, server: ServerProcess) -> None
         " return [s.backgroundColor, s.borderTopWidth, s.borderRadius, s.cursor]; }"
     )
     assert style == ["rgba(0, 0, 0, 0)", "0px", "0px", "auto"], style
+
+
+def last_to_play(preset: str, players: int) -> Match:
+    """A match of ``preset`` where seat 0 plays the last card of a trick: every other seat's
+    card is on the felt."""
+    for seed in range(50):
+        match = Match.new(rules_of(preset, players), seed)
+        if match.hand.phase == "pass":
+            pass_all(match)
+        hand = match.hand
+        while hand.phase == "play":
+            seat = hand.to_play
+            assert seat is not None
+            trick = hand.trick
+            if seat == 0 and trick is not None and len(trick.plays) == players - 1:
+                return match
+            match.play(seat, hand.legal_plays(seat)[0])
+    raise AssertionError("no seed found")
+
+
+def boxes_of(
+    page: Any, selector: str, inner: str | None = None
+) -> dict[int, tuple[float, float, float, float]]:
+    """The box (left, top, right, bottom) of each element's ``inner`` part, by its seat."""
+    found: list[list[float]] = page.eval_on_selector_all(
+        selector,
+        "(els, inner) => els.map(e => {"
+        " const r = (inner ? e.querySelector(inner) : e).getBoundingClientRect();"
+        " return [Number(e.dataset.seat), r.left, r.top, r.right, r.bottom]; })",
+        inner,
+    )
+    return {int(seat): (left, top, right, bottom) for seat, left, top, right, bottom in found}
+
+
+def overlaps(
+    plates: dict[int, tuple[float, float, float, float]],
+    cards: dict[int, tuple[float, float, float, float]],
+) -> list[str]:
+    """Each plate a card of the trick covers (by more than a pixel each way)."""
+    found = []
+    for seat, card in cards.items():
+        for other, plate in plates.items():
+            across = min(card[2], plate[2]) - max(card[0], plate[0])
+            down = min(card[3], plate[3]) - max(card[1], plate[1])
+            if across > 1 and down > 1:
+                found.append(f"seat {seat}'s card covers plate {other} by {across:.0f}×{down:.0f}")
+    return found
+
+
+LANDSCAPE_TABLES: list[tuple[str, int]] = [
+    ("three", 3),
+    ("standard", 4),
+    ("five", 5),
+    ("cancellation", 6),
+    ("cancellation", 10),
+]
+
+
+@pytest.mark.parametrize("width, height", [(568, 320), (740, 360)])
+@pytest.mark.parametrize(
+    "preset, players", LANDSCAPE_TABLES, ids=[f"{p}-{n}" for p, n in LANDSCAPE_TABLES]
+)
+def test_on_a_phone_on_its_side_the_trick_covers_no_plate(
+    page: Any, server: ServerProcess, preset: str, players: int, width: int, height: int
+) -> None:
+    """A phone held sideways: the cards of a full trick (every other seat's, then this seat's
+    own as it is tapped) lie in the middle clear of every name plate, and the whole hand is on
+    the first screen while it is this seat's turn."""
+    page.set_viewport_size({"width": width, "height": height})
+    match = last_to_play(preset, players)
+    fake = FakeHearts()
+    fake.on("hearts.open", lambda f: [state_of(match, preset, view_seat=0)])
+    fake.on("hearts.play", lambda f: [])  # no answer yet: the card waits in the trick
+    open_table(page, server, fake, lang="id")
+    page.wait_for_selector(".ht-hand .hc.legal")
+    plates = boxes_of(page, ".ht-seat")
+    cards = boxes_of(page, "[data-trick] .ht-play", ".hc")
+    assert len(plates) == players and len(cards) == players - 1
+    assert not overlaps(plates, cards), overlaps(plates, cards)
+    assert page.evaluate("window.scrollY") == 0
+    hand = page.eval_on_selector_all(
+        ".ht-hand [data-card]",
+        "els => els.map(e => { const r = e.getBoundingClientRect();"
+        " return [r.left, r.top, r.right, r.bottom]; })",
+    )
+    assert len(hand) == len(match.hand.view(0).hand)
+    for left, top, right, bottom in hand:
+        assert left >= 0 and right <= width and top >= 0 and bottom <= height, (left, bottom)
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    # this seat's card joins the trick at once, below the middle, clear of its own plate too
+    tap(page, match.hand.legal_plays(0)[0].code)
+    page.wait_for_function(
+        "n => document.querySelectorAll('[data-trick] .ht-play .hc').length === n", arg=players
+    )
+    # where it lies once it has slid in
+    page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')")
+    cards = boxes_of(page, "[data-trick] .ht-play", ".hc")
+    assert not overlaps(plates, cards), overlaps(plates, cards)
