@@ -455,3 +455,41 @@ def test_on_a_phone_on_its_side_the_trick_covers_no_plate(
     page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')")
     cards = boxes_of(page, "[data-trick] .ht-play", ".hc")
     assert not overlaps(plates, cards), overlaps(plates, cards)
+
+
+@pytest.mark.parametrize("width", [320, 360])
+def test_a_dropped_friends_tall_plate_pushes_no_plate_onto_another(
+    page: Any, server: ServerProcess, width: int
+) -> None:
+    """Online, a friend who dropped out has a tall plate on a phone (the "a computer plays"
+    badge and the host's "hand over" button): each plate is placed by its own size, so the
+    plate across from the bottom one stays clear of it and all stay on the felt."""
+    match = Match.new(Rules.preset("standard"), 7)
+    info = seats(4, ["human", "human", "computer", "computer"])
+    info[1]["connected"] = False
+    info[1]["away"] = True
+    fake = FakeHearts()
+    fake.on(
+        "hearts.open",
+        lambda f: [hearts_state(match, view_seat=0, mode="online", seat_info=info)],
+    )
+    page.set_viewport_size({"width": width, "height": 568})
+    open_table(page, server, fake)
+    page.wait_for_selector('.ht-seat[data-seat="1"] [data-free="1"]')
+    plates = boxes_of(page, ".ht-seat")
+    felt = felt_box(page)
+    assert plates[1][3] - plates[1][1] > plates[2][3] - plates[2][1] + 40  # the tall one
+    for seat, (left, top, right, bottom) in plates.items():
+        assert left >= felt["x"] and right <= felt["x"] + felt["width"] + 1, seat
+        assert top >= felt["y"] and bottom <= felt["y"] + felt["height"] + 1, seat
+    for seat, plate in plates.items():
+        others = {s: b for s, b in plates.items() if s != seat}
+        assert not overlaps(others, {seat: plate}), overlaps(others, {seat: plate})
+    # this seat's plate at the foot of the felt and the one across at its head, as with
+    # plates of one size, and the pass arrow between them uncovered
+    assert plates[0][3] >= felt["y"] + felt["height"] - 12, (plates[0], felt)
+    assert plates[2][1] <= felt["y"] + 12, (plates[2], felt)
+    box = page.locator("[data-arrow]").bounding_box()
+    arrow = {-1: (box["x"], box["y"], box["x"] + box["width"], box["y"] + box["height"])}
+    assert page.is_visible("[data-arrow]") and not overlaps(plates, arrow), overlaps(plates, arrow)
+    axe.check(page, "Hearts online table, a dropped friend")
