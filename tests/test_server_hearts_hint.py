@@ -40,7 +40,8 @@ def test_a_hint_names_cards_of_the_hand_and_changes_nothing(site: Site) -> None:
     with ExitStack() as stack:
         me = seat(site, stack)
         me.create(mode="computer")
-        state = me.until(lambda s: me.my_turn(s))
+        # once the computers have passed (they pass meanwhile), the table waits for this seat
+        state = me.until(lambda s: me.my_turn(s) and list(s["awaiting"]) == [0])
         assert state["table"]["hints"] is True
         reply = hint(me)
         assert reply["type"] == "hearts.hint", reply

@@ -20,11 +20,13 @@ import asyncio
 import os
 import pickle
 import signal
+import statistics
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import fields, is_dataclass
 from functools import partial
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -32,11 +34,12 @@ import pytest
 from heartsuit.cards import Card
 from heartsuit.hearts import Match, Rules, SeatView
 from heartsuit.hearts.actions import Action, Pass
-from heartsuit.hearts.driver import SeatPlayer, advance, computer_seed, decide
+from heartsuit.hearts.driver import SeatPlayer, advance, computer_action, computer_seed, decide
 from heartsuit.server.core.bus import LocalBus
 from heartsuit.server.core.settings import Settings, SettingsError, sqlite_url
 from heartsuit.server.hearts.game import hearts_game
-from heartsuit.server.hearts.protocol import HeartsCreate, SeatChoice
+from heartsuit.server.hearts.live_table import LiveTable, LogEntry, SeatRecord, TableRecord
+from heartsuit.server.hearts.protocol import HeartsCreate, SeatChoice, TableOptions
 from heartsuit.server.hearts.service import HeartsService
 from heartsuit.server.hearts.settings import HeartsSettings
 from heartsuit.server.hearts.store import SqlTableStore
@@ -54,6 +57,12 @@ def die_once(marker: str, view: SeatView, level: str, seed: int) -> Action:
     if not path.exists():
         path.write_text(str(os.getpid()))
         os._exit(9)
+    return decide(view, level, seed)
+
+
+def held(seconds: float, view: SeatView, level: str, seed: int) -> Action:
+    """A decision that takes ``seconds`` (a search on a busy server), then the level's own."""
+    time.sleep(seconds)
     return decide(view, level, seed)
 
 
@@ -83,14 +92,16 @@ async def pool_of(workers: int, **options: object) -> AsyncIterator[ThinkingPool
 
 
 @asynccontextmanager
-async def service_on(path: Path, thinking: ThinkingPool) -> AsyncIterator[HeartsService]:
+async def service_on(
+    path: Path, thinking: ThinkingPool, pace_ms: int = 0
+) -> AsyncIterator[HeartsService]:
     db = Database(sqlite_url(path))
     await db.open()
     service = HeartsService(
         SqlTableStore(db),
         bus=LocalBus(),
         clock=lambda: int(time.time() * 1000),
-        pace_ms=0,
+        pace_ms=pace_ms,
         thinking=thinking,
     )
     await service.start()
@@ -303,6 +314,72 @@ def test_a_stop_with_a_decision_in_flight_ends_and_leaves_no_worker(tmp_path: Pa
         await until(lambda: not any(alive(pid) for pid in workers), "the workers gone", 10)
 
     asyncio.run(run())
+
+
+# --- the pace ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("pace_ms", "think_s"),
+    [(800, 0.5), (500, 1.2)],
+    ids=["thinking shorter than the pace", "thinking longer than the pace"],
+)
+def test_the_thinking_is_part_of_the_pace_not_added_to_it(
+    tmp_path: Path, pace_ms: int, think_s: float
+) -> None:
+    """Each computer card comes max(pace, thinking) after the change before it (twice the pace
+    after a finished trick), not the pace plus the thinking; and it is still the card its
+    view and seed give."""
+
+    async def run() -> tuple[TableRecord, list[SeatRecord], list[LogEntry]]:
+        pool = ThinkingPool(0, think=partial(held, think_s))
+        async with service_on(tmp_path / "t.sqlite3", pool, pace_ms=pace_ms) as service:
+            seats = [SeatChoice(kind="human")] + [SeatChoice(kind="computer", level="normal")] * 3
+            created = await service.create(
+                HeartsCreate(
+                    type="hearts.create",
+                    mode="computer",
+                    seats=seats,
+                    options=TableOptions(passing=False),
+                ),
+                "Me",
+            )
+            table_id, token = created.live.record.id, created.tokens[0]
+            live = await service.table(table_id)
+            start = live.version
+            deadline = time.monotonic() + 60  # a hang guard, not a measure
+            while live.version < start + 9:  # two tricks and a card: ~7 computer cards
+                assert time.monotonic() < deadline, "the computers stopped playing"
+                if live.awaiting() == (0,) and live.match is not None:
+                    action = computer_action(live.match, 0, "easy", "me")
+                    await service.act(table_id, token, action, live.version)
+                await asyncio.sleep(0.01)
+            found = await service.store.get_table(table_id)
+            assert found is not None
+            return found
+
+    record, seats, entries = asyncio.run(run())
+    table = LiveTable.replay(record, seats, [])
+    excess: list[int] = []
+    for before, entry in pairwise(entries):
+        table.apply(before, replaying=True)
+        if entry.kind != "action" or entry.data["seat"] == 0:
+            continue
+        seat = int(entry.data["seat"])
+        match = table.match
+        assert match is not None
+        trick = match.hand.view(0).trick
+        pace = pace_ms * (2 if trick is None or not trick.plays else 1)
+        expected = max(pace, think_s * 1000)
+        gap = entry.at_ms - before.at_ms
+        assert gap >= expected - 15, (entry, gap, expected)
+        excess.append(gap - int(expected))
+        seed = computer_seed(f"{record.id}/0", match.version, seat)
+        assert entry.data == decide(match.view(seat), "normal", seed).to_dict()
+    assert len(excess) >= 5
+    # the thinking added to the pace would be 500 ms or more each time: what is measured is
+    # the serving's own few milliseconds (generous for a loaded machine)
+    assert statistics.median(excess) < 300, excess
 
 
 # --- the setting ----------------------------------------------------------------------------

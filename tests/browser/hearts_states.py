@@ -143,7 +143,14 @@ def open_state(page: Any, server: ServerProcess, name: str, lang: str) -> FakeHe
         return fake
     if name == "join":
         info = seats(4, ["human", "open", "open", "computer"])
-        lobby = {"type": "hearts.lobby", "table": "T1", "seats": info, "status": "lobby"}
+        lobby = {
+            "type": "hearts.lobby",
+            "table": "T1",
+            "seats": info,
+            "status": "lobby",
+            "preset": "standard",
+            "hints": True,
+        }
         fake.on("hearts.invite", lambda f: [lobby])
         page.route_web_socket("**/ws*", fake.route)
         page.goto(f"{server.url}/hearts/join/ABCD2345?lang={lang}")

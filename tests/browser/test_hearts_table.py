@@ -357,3 +357,139 @@ def test_the_led_mark_reads_as_a_label(page: Any, server: ServerProcess) -> None
         " return [s.backgroundColor, s.borderTopWidth, s.borderRadius, s.cursor]; }"
     )
     assert style == ["rgba(0, 0, 0, 0)", "0px", "0px", "auto"], style
+
+
+def last_to_play(preset: str, players: int) -> Match:
+    """A match of ``preset`` where seat 0 plays the last card of a trick: every other seat's
+    card is on the felt."""
+    for seed in range(50):
+        match = Match.new(rules_of(preset, players), seed)
+        if match.hand.phase == "pass":
+            pass_all(match)
+        hand = match.hand
+        while hand.phase == "play":
+            seat = hand.to_play
+            assert seat is not None
+            trick = hand.trick
+            if seat == 0 and trick is not None and len(trick.plays) == players - 1:
+                return match
+            match.play(seat, hand.legal_plays(seat)[0])
+    raise AssertionError("no seed found")
+
+
+def boxes_of(
+    page: Any, selector: str, inner: str | None = None
+) -> dict[int, tuple[float, float, float, float]]:
+    """The box (left, top, right, bottom) of each element's ``inner`` part, by its seat."""
+    found: list[list[float]] = page.eval_on_selector_all(
+        selector,
+        "(els, inner) => els.map(e => {"
+        " const r = (inner ? e.querySelector(inner) : e).getBoundingClientRect();"
+        " return [Number(e.dataset.seat), r.left, r.top, r.right, r.bottom]; })",
+        inner,
+    )
+    return {int(seat): (left, top, right, bottom) for seat, left, top, right, bottom in found}
+
+
+def overlaps(
+    plates: dict[int, tuple[float, float, float, float]],
+    cards: dict[int, tuple[float, float, float, float]],
+) -> list[str]:
+    """Each plate a card of the trick covers (by more than a pixel each way)."""
+    found = []
+    for seat, card in cards.items():
+        for other, plate in plates.items():
+            across = min(card[2], plate[2]) - max(card[0], plate[0])
+            down = min(card[3], plate[3]) - max(card[1], plate[1])
+            if across > 1 and down > 1:
+                found.append(f"seat {seat}'s card covers plate {other} by {across:.0f}×{down:.0f}")
+    return found
+
+
+LANDSCAPE_TABLES: list[tuple[str, int]] = [
+    ("three", 3),
+    ("standard", 4),
+    ("five", 5),
+    ("cancellation", 6),
+    ("cancellation", 10),
+]
+
+
+@pytest.mark.parametrize("width, height", [(568, 320), (740, 360)])
+@pytest.mark.parametrize(
+    "preset, players", LANDSCAPE_TABLES, ids=[f"{p}-{n}" for p, n in LANDSCAPE_TABLES]
+)
+def test_on_a_phone_on_its_side_the_trick_covers_no_plate(
+    page: Any, server: ServerProcess, preset: str, players: int, width: int, height: int
+) -> None:
+    """A phone held sideways: the cards of a full trick (every other seat's, then this seat's
+    own as it is tapped) lie in the middle clear of every name plate, and the whole hand is on
+    the first screen while it is this seat's turn."""
+    page.set_viewport_size({"width": width, "height": height})
+    match = last_to_play(preset, players)
+    fake = FakeHearts()
+    fake.on("hearts.open", lambda f: [state_of(match, preset, view_seat=0)])
+    fake.on("hearts.play", lambda f: [])  # no answer yet: the card waits in the trick
+    open_table(page, server, fake, lang="id")
+    page.wait_for_selector(".ht-hand .hc.legal")
+    plates = boxes_of(page, ".ht-seat")
+    cards = boxes_of(page, "[data-trick] .ht-play", ".hc")
+    assert len(plates) == players and len(cards) == players - 1
+    assert not overlaps(plates, cards), overlaps(plates, cards)
+    assert page.evaluate("window.scrollY") == 0
+    hand = page.eval_on_selector_all(
+        ".ht-hand [data-card]",
+        "els => els.map(e => { const r = e.getBoundingClientRect();"
+        " return [r.left, r.top, r.right, r.bottom]; })",
+    )
+    assert len(hand) == len(match.hand.view(0).hand)
+    for left, top, right, bottom in hand:
+        assert left >= 0 and right <= width and top >= 0 and bottom <= height, (left, bottom)
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    # this seat's card joins the trick at once, below the middle, clear of its own plate too
+    tap(page, match.hand.legal_plays(0)[0].code)
+    page.wait_for_function(
+        "n => document.querySelectorAll('[data-trick] .ht-play .hc').length === n", arg=players
+    )
+    # where it lies once it has slid in
+    page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')")
+    cards = boxes_of(page, "[data-trick] .ht-play", ".hc")
+    assert not overlaps(plates, cards), overlaps(plates, cards)
+
+
+@pytest.mark.parametrize("width", [320, 360])
+def test_a_dropped_friends_tall_plate_pushes_no_plate_onto_another(
+    page: Any, server: ServerProcess, width: int
+) -> None:
+    """Online, a friend who dropped out has a tall plate on a phone (the "a computer plays"
+    badge and the host's "hand over" button): each plate is placed by its own size, so the
+    plate across from the bottom one stays clear of it and all stay on the felt."""
+    match = Match.new(Rules.preset("standard"), 7)
+    info = seats(4, ["human", "human", "computer", "computer"])
+    info[1]["connected"] = False
+    info[1]["away"] = True
+    fake = FakeHearts()
+    fake.on(
+        "hearts.open",
+        lambda f: [hearts_state(match, view_seat=0, mode="online", seat_info=info)],
+    )
+    page.set_viewport_size({"width": width, "height": 568})
+    open_table(page, server, fake)
+    page.wait_for_selector('.ht-seat[data-seat="1"] [data-free="1"]')
+    plates = boxes_of(page, ".ht-seat")
+    felt = felt_box(page)
+    assert plates[1][3] - plates[1][1] > plates[2][3] - plates[2][1] + 40  # the tall one
+    for seat, (left, top, right, bottom) in plates.items():
+        assert left >= felt["x"] and right <= felt["x"] + felt["width"] + 1, seat
+        assert top >= felt["y"] and bottom <= felt["y"] + felt["height"] + 1, seat
+    for seat, plate in plates.items():
+        others = {s: b for s, b in plates.items() if s != seat}
+        assert not overlaps(others, {seat: plate}), overlaps(others, {seat: plate})
+    # this seat's plate at the foot of the felt and the one across at its head, as with
+    # plates of one size, and the pass arrow between them uncovered
+    assert plates[0][3] >= felt["y"] + felt["height"] - 12, (plates[0], felt)
+    assert plates[2][1] <= felt["y"] + 12, (plates[2], felt)
+    box = page.locator("[data-arrow]").bounding_box()
+    arrow = {-1: (box["x"], box["y"], box["x"] + box["width"], box["y"] + box["height"])}
+    assert page.is_visible("[data-arrow]") and not overlaps(plates, arrow), overlaps(plates, arrow)
+    axe.check(page, "Hearts online table, a dropped friend")

@@ -18,6 +18,7 @@ from heartsuit.hearts import Match, Rules
 from heartsuit.hearts.actions import Play
 from heartsuit.hearts.bots import LEVELS
 from heartsuit.server.hearts.frames import PATCHED_FIELDS
+from tests.browser import axe
 from tests.browser.conftest import ServerProcess, screenshot
 from tests.browser.hearts_fake import FakeHearts, hearts_state, pass_all, seats
 
@@ -421,7 +422,16 @@ def test_joining_from_an_invite_takes_a_free_seat(page: Any, server: ServerProce
     fake = FakeHearts()
     fake.on(
         "hearts.invite",
-        lambda f: [{"type": "hearts.lobby", "table": "T1", "seats": info, "status": "lobby"}],
+        lambda f: [
+            {
+                "type": "hearts.lobby",
+                "table": "T1",
+                "seats": info,
+                "status": "lobby",
+                "preset": "standard",
+                "hints": False,
+            }
+        ],
     )
     fake.on(
         "hearts.sit",
@@ -455,6 +465,47 @@ def test_joining_from_an_invite_takes_a_free_seat(page: Any, server: ServerProce
     assert fake.wait_for(page, "hearts.open")["tokens"] == ["tok1"]
     page.wait_for_selector("[data-lobby]:not([hidden])")
     assert page.is_visible("[data-lobby-wait]")
+
+
+@pytest.mark.parametrize(
+    ("lang", "preset", "players", "hints"),
+    [("id", "cancellation", 7, True), ("en", "black-maria", 3, False), ("id", "five", 5, False)],
+)
+def test_the_join_page_shows_the_tables_options(
+    page: Any, server: ServerProcess, lang: i18n.Lang, preset: str, players: int, hints: bool
+) -> None:
+    """A friend sees what they are joining before they sit: the variant, how many play, and
+    whether hints are allowed (the lobby's ``hints``), in the page's language."""
+    info = seats(players, ["human"] + ["open"] * (players - 1))
+    lobby = {
+        "type": "hearts.lobby",
+        "table": "T1",
+        "seats": info,
+        "status": "lobby",
+        "preset": preset,
+        "hints": hints,
+    }
+    fake = FakeHearts()
+    fake.on("hearts.invite", lambda f: [lobby])
+    page.set_viewport_size({"width": 320, "height": 640})
+    page.route_web_socket("**/ws*", fake.route)
+    page.goto(f"{server.url}/hearts/join/ABCD2345?lang={lang}")
+    page.wait_for_selector('[data-hjoin][aria-busy="false"]')
+    box = page.locator("[data-join-table]")
+    assert box.is_visible()
+    assert box.locator("h2").inner_text() == i18n.translate(lang, "hjoin.table")
+    assert box.locator("[data-join-variant]").inner_text() == i18n.translate(
+        lang, f"hearts.preset.{preset}"
+    )
+    assert box.locator("[data-join-players]").inner_text() == str(players)
+    said = box.locator("[data-join-hints]").inner_text()
+    assert said == i18n.translate(lang, "hjoin.hints_on" if hints else "hjoin.hints_off")
+    assert said != i18n.translate(lang, "hjoin.hints_off" if hints else "hjoin.hints_on")
+    # the options come before the name and the seats, and nothing runs off the side
+    assert box.bounding_box()["y"] < page.locator("[data-join-name]").bounding_box()["y"]
+    assert page.evaluate("document.documentElement.scrollWidth") <= 320
+    axe.check(page, f"the join page's options, {lang}")
+    screenshot(page, f"hearts-join-options-{lang}-{preset}-320")
 
 
 def test_two_taps_from_home_to_a_dealt_hand(page: Any, server: ServerProcess) -> None:

@@ -2,8 +2,11 @@
 lease of when the site is several processes).
 
 A table's turns are played by one task at a time (:meth:`ComputerTurns.resume` starts it when a
-computer is awaited), at a natural pace: ``pace_ms`` per card at the table's pace setting
-(:data:`PACE_FACTORS`), twice that after a finished trick so people see it. Between hands the
+computer is awaited), at a natural pace: a computer's move comes ``pace_ms`` at the table's pace
+setting (:data:`PACE_FACTORS`) after the table's last change (the log's time of its newest
+entry), twice that after a finished trick so people see it. The thinking is part of that wait,
+not added to it: the gap is the pace or the decision's time, whichever is longer, so a ``hard``
+computer or a busy server keeps the pace chosen. Between hands the
 computers wait for "next hand" (:meth:`ComputerTurns.hold`): on a computer or one-device table
 for the person; online for each person or a timer of ``next_hand_ms`` from the log's time of the
 hand's end, which the table's owner runs (any change wakes it to look again).
@@ -119,7 +122,8 @@ class ComputerTurns:
                 if not owns(table_id):
                     return  # the lease was lost: the new owner plays on
                 live = await service.table(table_id)
-                if not self.seats(live):
+                seats = self.seats(live)
+                if not seats:
                     return
                 hold = self.hold(live)
                 if hold is None:
@@ -127,23 +131,25 @@ class ComputerTurns:
                 if hold > 0:
                     await self._wait_between_hands(live, hold)
                     continue
-                # a finished trick stays on the table a moment longer, so people can see it
-                trick = live.match.hand.view(0).trick if live.match is not None else None
-                fresh_trick = trick is not None and not trick.plays
-                pace = self.pace_ms * PACE_FACTORS[live.pace]
-                await asyncio.sleep(pace * (2 if fresh_trick else 1) / 1000)
-                if not owns(table_id):
-                    return  # lost during the delay
-                live = await service.table(table_id)
-                seats = self.seats(live)
-                if not seats or self.hold(live) != 0:
-                    continue  # nothing to play now, or a new hand began: look again
                 # passes are simultaneous: every computer passes at once; plays one by one
                 if live.match is not None and live.match.hand.phase.value == "play":
                     seats = seats[:1]
                 version = live.version
-                # decided outside the table's lock: people are served meanwhile
+                gap_ms = self._gap_ms(live)
+                # decided outside the table's lock (people are served meanwhile) and within
+                # the pace, not before it: the thinking is part of the wait
                 actions = [(seat, await self._choose(live, seat)) for seat in seats]
+                wait_ms = min(gap_ms, live.changed_ms + gap_ms - service.clock())
+                if wait_ms > 0:
+                    await asyncio.sleep(wait_ms / 1000)
+                if not owns(table_id):
+                    return  # lost during the delay
+                live = await service.table(table_id)
+                if live.version != version:
+                    self.decided_again += 1
+                    continue  # the table moved on while they thought: decide on it
+                if not set(seats) <= set(self.seats(live)) or self.hold(live) != 0:
+                    continue  # a dropped person came back meanwhile: look again
                 async with service.lock(table_id):
                     live = await service.load(table_id)
                     if live.version != version:
@@ -164,6 +170,13 @@ class ComputerTurns:
         finally:
             if self.drivers.get(table_id) is asyncio.current_task():
                 del self.drivers[table_id]
+
+    def _gap_ms(self, live: LiveTable) -> float:
+        """How long after the table's last change a computer's move comes: the pace at the
+        table's setting, twice that after a finished trick so people see it."""
+        trick = live.match.hand.view(0).trick if live.match is not None else None
+        fresh_trick = trick is not None and not trick.plays
+        return self.pace_ms * PACE_FACTORS[live.pace] * (2 if fresh_trick else 1)
 
     async def _wait_between_hands(self, live: LiveTable, hold: float) -> None:
         """Online, the timer between hands (run by the table's owner: a restart or a new owner

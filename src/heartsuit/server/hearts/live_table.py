@@ -179,6 +179,9 @@ class LiveTable:
     pace: Pace = "normal"
     #: an online table created with hints allowed (a ``hints`` entry)
     hints_on: bool = False
+    #: when the table last changed (the ``at_ms`` of its newest entry): the computers' pace
+    #: counts from it
+    changed_ms: int = 0
     #: (version, :meth:`facts` at it): made once per version, for every socket at the table
     _facts: tuple[int, tuple[Status, tuple[SeatRecord, ...], int, int | None]] | None = field(
         default=None, repr=False, compare=False
@@ -372,6 +375,7 @@ class LiveTable:
         else:  # pragma: no cover - the store only holds the kinds above
             raise TableError(f"unknown log entry kind {entry.kind!r}")
         self.history.append((entry.kind, seat, was_pass))
+        self.changed_ms = entry.at_ms
         version = len(self.history)
         self.recent.append((version, json_text(events)[1:-1]))
         r = self.record

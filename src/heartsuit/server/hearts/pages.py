@@ -35,7 +35,7 @@ JOIN: Final = Page(
     "hearts_join",
     "hearts_join.html",
     "hjoin.title",
-    ("hjoin.", "hearts.err.", "hearts.kind.", OFFLINE),
+    ("hjoin.", "hearts.err.", "hearts.kind.", "hearts.preset.", OFFLINE),
 )
 REPLAY: Final = Page(
     "hearts_replay",

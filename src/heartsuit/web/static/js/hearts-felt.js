@@ -20,10 +20,18 @@ export function seatAngle(seat, bottom, n) {
   return Math.PI / 2 + (rel * 2 * Math.PI) / n;
 }
 
-/** Put an element of the felt at ``angle`` (the stylesheet places it from --cos and --sin). */
+/** Put an element of the felt at ``angle`` (the stylesheet places it from --cos and --sin on
+ * an oval; a short, wide felt uses --bx and --by, the same direction carried out to the edge of
+ * a square, so that each plate keeps to the band along one edge of the felt and the middle
+ * stays clear for the trick). */
 export function place(element, angle) {
-  element.style.setProperty("--cos", Math.cos(angle).toFixed(4));
-  element.style.setProperty("--sin", Math.sin(angle).toFixed(4));
+  const cos = Math.cos(angle);
+  const sin = Math.sin(angle);
+  const edge = Math.max(Math.abs(cos), Math.abs(sin));
+  element.style.setProperty("--cos", cos.toFixed(4));
+  element.style.setProperty("--sin", sin.toFixed(4));
+  element.style.setProperty("--bx", (cos / edge).toFixed(4));
+  element.style.setProperty("--by", (sin / edge).toFixed(4));
 }
 
 /** The pass arrow: in the middle of the felt, pointing at the seat that receives the pass. */

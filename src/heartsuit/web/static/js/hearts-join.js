@@ -1,5 +1,6 @@
 // Joining an online Hearts table from an invite (/hearts/join/<code>): ask the server for the
-// table's seats, pick a name and a free seat, sit down, then go to the table.
+// table's seats and options (the variant, how many play, whether hints are allowed), pick a
+// name and a free seat, sit down, then go to the table.
 
 import { lang, t } from "./i18n.js";
 import { keepTokens, saveName, savedName, tableTokens } from "./hearts-store.js";
@@ -38,6 +39,7 @@ async function lookUp() {
   try {
     const lobby = await conn.request({ type: "hearts.invite", invite });
     table = lobby.table;
+    drawTable(lobby);
     drawSeats(lobby.seats);
     if (Object.keys(tableTokens(table)).length) {
       // this browser already holds a seat here: offer to go back to it
@@ -48,6 +50,14 @@ async function lookUp() {
     showError(error.message && error.code !== "offline" ? error.message : t("game.offline"));
   }
   form.setAttribute("aria-busy", "false");
+}
+
+function drawTable(lobby) {
+  const box = form.querySelector("[data-join-table]");
+  box.querySelector("[data-join-variant]").textContent = t(`hearts.preset.${lobby.preset}`);
+  box.querySelector("[data-join-players]").textContent = String(lobby.seats.length);
+  box.querySelector("[data-join-hints]").textContent = t(lobby.hints ? "hjoin.hints_on" : "hjoin.hints_off");
+  box.hidden = false;
 }
 
 function drawSeats(seats) {

@@ -575,14 +575,22 @@ function renderBoard(previous) {
 }
 
 /** Where the board starts (it fills the window below, so the hand ends on the first screen)
- * and how tall the tallest plate is (the plates are placed so that none reaches past the
- * felt's edge). */
+ * and how tall the tallest plate is and how wide the widest (the plates are placed so that
+ * none reaches past the felt's edge; on a short, wide felt the trick keeps clear of them). */
 function layoutFelt() {
   if (el.board.hidden) return;
   const top = el.board.getBoundingClientRect().top + window.scrollY;
   root.style.setProperty("--board-top", `${Math.round(top)}px`);
-  const tallest = Math.max(0, ...[...el.seats.children].map((plate) => plate.offsetHeight));
+  const plates = [...el.seats.children];
+  const tallest = Math.max(0, ...plates.map((plate) => plate.offsetHeight));
   if (tallest) el.felt.style.setProperty("--ph", `${tallest}px`);
+  // the bands the plates keep to on a short, wide felt (place() in hearts-felt.js): as wide as
+  // the widest plate at the left and right edges, as tall as the tallest at the top and bottom
+  const onEdge = (plate, axis) => Math.abs(Number(plate.style.getPropertyValue(axis))) > 0.999;
+  const sides = plates.filter((plate) => onEdge(plate, "--bx")).map((plate) => plate.offsetWidth);
+  const ends = plates.filter((plate) => onEdge(plate, "--by")).map((plate) => plate.offsetHeight);
+  el.felt.style.setProperty("--band-w", `${Math.max(0, ...sides)}px`);
+  el.felt.style.setProperty("--band-h", `${Math.max(0, ...ends)}px`);
 }
 window.addEventListener("resize", () => {
   if (state) layoutFelt();
