@@ -299,6 +299,36 @@ def test_a_persons_pass_does_not_wait_for_the_computers_thinking_at_its_table(
     asyncio.run(run())
 
 
+def test_a_persons_pass_within_the_pace_makes_no_computer_decide_again(tmp_path: Path) -> None:
+    """Passes are simultaneous: the computers wait out the pace before deciding theirs, so a
+    person who passes within it costs no pass decided twice (decided first, each computer's
+    pass would be made again on the table after the person's)."""
+    passes: list[int] = []
+
+    def counted(view: SeatView, level: str, seed: int) -> Action:
+        if view.must_pass:
+            passes.append(view.seat)
+        return decide(view, level, seed)
+
+    async def run() -> None:
+        pool = ThinkingPool(0, think=counted)
+        async with service_on(tmp_path / "t.sqlite3", pool, pace_ms=600) as service:
+            table_id, token = await computer_table(service, "normal")
+            live = await service.table(table_id)
+            assert live.match is not None
+            await asyncio.sleep(0.2)  # well within the pace of 600 ms
+            hand = live.match.view(0).hand
+            await service.act(table_id, token, Pass(0, tuple(hand[:3])), live.version)
+            await until(
+                lambda: live.match is not None and live.match.hand.phase.value == "play",
+                "the computers' passes",
+            )
+            assert service.turns.decided_again == 0
+            assert sorted(passes) == [1, 2, 3]
+
+    asyncio.run(run())
+
+
 def test_a_stop_with_a_decision_in_flight_ends_and_leaves_no_worker(tmp_path: Path) -> None:
     async def run() -> None:
         pool = ThinkingPool(1, think=partial(hard_waits, str(tmp_path)))

@@ -6,7 +6,10 @@ computer is awaited), at a natural pace: a computer's move comes ``pace_ms`` at 
 setting (:data:`PACE_FACTORS`) after the table's last change (the log's time of its newest
 entry), twice that after a finished trick so people see it. The thinking is part of that wait,
 not added to it: the gap is the pace or the decision's time, whichever is longer, so a ``hard``
-computer or a busy server keeps the pace chosen. Between hands the
+computer or a busy server keeps the pace chosen. Passes are the exception: they are
+simultaneous, so a person may pass while the computers wait, which would make a pass decided
+before it be made again; the computers wait out the pace first and then decide their passes
+(one after another: a table holds at most one thinking worker). Between hands the
 computers wait for "next hand" (:meth:`ComputerTurns.hold`): on a computer or one-device table
 for the person; online for each person or a timer of ``next_hand_ms`` from the log's time of the
 hand's end, which the table's owner runs (any change wakes it to look again).
@@ -131,17 +134,29 @@ class ComputerTurns:
                 if hold > 0:
                     await self._wait_between_hands(live, hold)
                     continue
-                # passes are simultaneous: every computer passes at once; plays one by one
-                if live.match is not None and live.match.hand.phase.value == "play":
-                    seats = seats[:1]
                 version = live.version
                 gap_ms = self._gap_ms(live)
-                # decided outside the table's lock (people are served meanwhile) and within
-                # the pace, not before it: the thinking is part of the wait
-                actions = [(seat, await self._choose(live, seat)) for seat in seats]
-                wait_ms = min(gap_ms, live.changed_ms + gap_ms - service.clock())
-                if wait_ms > 0:
-                    await asyncio.sleep(wait_ms / 1000)
+                # decided outside the table's lock: people are served meanwhile
+                if live.match is not None and live.match.hand.phase.value == "play":
+                    # one card at a time, and nobody else can move: decided at once, within
+                    # the pace (the thinking is part of the wait, not added to it)
+                    actions = [(seats[0], await self._choose(live, seats[0]))]
+                    await self._rest_of_pace(live, gap_ms)
+                else:
+                    # passes are simultaneous and a person's pass moves the table on (a pass
+                    # decided on the version before would be made again): the pace first,
+                    # then every computer's pass, one after another (a table holds at most
+                    # one worker, so one table's passes never hold up every other table)
+                    await self._rest_of_pace(live, gap_ms)
+                    if not owns(table_id):
+                        return  # lost during the delay
+                    live = await service.table(table_id)
+                    if live.version != version:
+                        continue  # a person passed meanwhile: look again
+                    seats = self.seats(live)
+                    if not seats or self.hold(live) != 0:
+                        continue
+                    actions = [(seat, await self._choose(live, seat)) for seat in seats]
                 if not owns(table_id):
                     return  # lost during the delay
                 live = await service.table(table_id)
@@ -170,6 +185,12 @@ class ComputerTurns:
         finally:
             if self.drivers.get(table_id) is asyncio.current_task():
                 del self.drivers[table_id]
+
+    async def _rest_of_pace(self, live: LiveTable, gap_ms: float) -> None:
+        """Wait until ``gap_ms`` after the table's last change (at once if that is past)."""
+        wait_ms = min(gap_ms, live.changed_ms + gap_ms - self.service.clock())
+        if wait_ms > 0:
+            await asyncio.sleep(wait_ms / 1000)
 
     def _gap_ms(self, live: LiveTable) -> float:
         """How long after the table's last change a computer's move comes: the pace at the
