@@ -59,20 +59,6 @@ def test_a_seat_leading_a_high_heart_with_no_points_elsewhere_is_the_threat() ->
     assert moon_threat(with_trick(view, (2, "KH"), taken=(0, 1, 3, 0))) == -1
 
 
-def test_with_sweep_a_seat_that_won_every_trick_before_any_point_is_the_threat() -> None:
-    def won_by(*winners: int, taken: tuple[int, ...] = (0, 0, 0, 0)) -> SeatView:
-        tricks = tuple(TrickRecord(w, ((w, C("AC")),), w, 0) for w in winners)
-        return replace(view_of_seat_0(), tricks=tricks, points_taken=taken)
-
-    assert moon_threat(won_by(2, 2, 2), sweep=3) == 2
-    assert moon_threat(won_by(2, 2, 2)) == -1  # off unless asked
-    assert moon_threat(won_by(2, 2), sweep=3) == -1  # too few tricks yet
-    assert moon_threat(won_by(2, 1, 2), sweep=3) == -1  # another seat won one
-    assert moon_threat(won_by(0, 0, 0), sweep=3) == -1  # not against itself
-    # once someone has points, the points decide (a lone taker of enough of them)
-    assert moon_threat(won_by(2, 2, 2, taken=(0, 3, 0, 0)), least=8, sweep=3) == -1
-
-
 def test_against_a_threat_winning_points_it_takes_them_on_purpose() -> None:
     view = with_trick(view_of_seat_0(), (3, "KD"), (1, "5H"), taken=(0, 0, 0, 4))
     assert guarded_moves(view, cards("2D QD AD"), 3) == [C("AD")]

@@ -91,10 +91,6 @@ class SearchConfig:
     # seat's own play stops it; and the plain rules of :func:`guarded_moves` apply (0: off)
     moon_guard: float = 0.0
     guard_points: int = 1
-    # with ``moon_guard``: while nobody has points, another seat that has won every trick so
-    # far, and at least this many, is a threat too (a runner taking tricks with its top cards
-    # before the first point; 0: off)
-    sweep_tricks: int = 0
     # PIMC with ``moon_plans``, when positive: plan a moon whenever nobody else has points and
     # the hand holds a quarter of high cards (not only a third), play the plan out against
     # seats that defend only once the moon shows (``moon_at`` points), and go for it whenever
@@ -119,14 +115,13 @@ class Budget:
         return self.deadline is not None and time.process_time() >= self.deadline
 
 
-def moon_threat(view: SeatView, least: int = 1, sweep: int = 0) -> int:
+def moon_threat(view: SeatView, least: int = 1) -> int:
     """The other seat that may be running for the moon, from the public play, or -1.
 
     A seat is a threat while it has taken every penalty point of the hand so far and at least
     ``least`` of them, or while it leads a heart above the jack to the trick in progress and
-    nobody else has points (a shooter cashing its hearts), or (``sweep`` > 0) while nobody has
-    points and it has won every trick so far, at least ``sweep`` of them. Once two seats have
-    points nobody can take them all, so there is none.
+    nobody else has points (a shooter cashing its hearts). Once two seats have points nobody
+    can take them all, so there is none.
     """
     taken = view.points_taken
     takers = [seat for seat, points in enumerate(taken) if points > 0]
@@ -136,11 +131,6 @@ def moon_threat(view: SeatView, least: int = 1, sweep: int = 0) -> int:
         seat = takers[0]
         if seat != view.seat and taken[seat] >= least:
             return seat
-    tricks = view.tricks
-    if sweep > 0 and not takers and len(tricks) >= sweep:
-        first = tricks[0].winner
-        if first is not None and first != view.seat and all(t.winner == first for t in tricks):
-            return first
     trick = view.trick
     if trick is not None and trick.plays:
         seat, lead = trick.plays[0]
@@ -279,7 +269,7 @@ class SearchBot:
             self.last_playouts = cancel.budget.used
             return index_card(index)
         if self.config.moon_guard > 0:
-            threat = moon_threat(view, self.config.guard_points, self.config.sweep_tricks)
+            threat = moon_threat(view, self.config.guard_points)
             if threat >= 0:
                 legal = guarded_moves(view, legal, threat)
                 if len(legal) == 1:
@@ -318,11 +308,7 @@ class _Search:
         total = self.table.moon_total
         self.moon_at = max(1, int(total * MOON_ALERT)) if total > 0 else 0
         self.pending: list[list[int]] | None = first
-        self.threat = (
-            moon_threat(view, config.guard_points, config.sweep_tricks)
-            if config.moon_guard > 0
-            else -1
-        )
+        self.threat = moon_threat(view, config.guard_points) if config.moon_guard > 0 else -1
 
     def world_masks(self) -> list[list[int]]:
         return self.sampler.deal(self.rng)
