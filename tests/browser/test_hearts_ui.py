@@ -287,6 +287,8 @@ def test_score_sheet_moon_and_match_over_with_rematch(page: Any, server: ServerP
         "hands": [[3, 0, 23, 0], [0, 26, 26, 26]],
         "totals": [[3, 0, 23, 0], [3, 26, 49, 26]],
         "shooters": [None, 0],
+        # how each moon scored, as the server sends it (the table's rule here)
+        "moons": [None, "others_plus_26"],
     }
     events: list[dict[str, Any]] = [
         {"type": "hand_done", "hand_number": 1, "points": [0, 26, 26, 26], "shooter": 0},
@@ -318,7 +320,10 @@ def test_score_sheet_moon_and_match_over_with_rematch(page: Any, server: ServerP
     ).startswith("☾")
     assert page.inner_text(".ht-sheet-table tfoot td:nth-of-type(1)") == "★ 3"
     assert page.inner_text("[data-over-title]") == "Ana menang!"
-    assert "Ana menembak bulan!" in page.inner_text("[data-summary]")
+    summary = page.inner_text("[data-summary]")
+    assert "Ana menembak bulan!" in summary
+    # the moon's line says it once, then how it scored (the table's rule)
+    assert summary.count("menembak bulan") == 1 and "Skornya: yang lain +26." in summary
     assert "Ana menembak bulan!" in page.inner_text("[data-live]")
     screenshot(page, "hearts-over")
     page.click("[data-rematch]")

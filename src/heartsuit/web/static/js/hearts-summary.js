@@ -33,7 +33,7 @@ export function moonLine(state, n) {
   const parts = [`☾ ${t("hearts.ev.moon", { name })}`];
   if (how) {
     const choice = moonChoiceText(state, how);
-    if (state.table.rules.moon !== "shooter_chooses") parts.push(`${t("hearts.sheet.moon_how", { choice })}.`);
+    if (state.table.rules.moon !== "shooter_chooses") parts.push(t("hearts.summary.moon_rule", { choice }));
     else parts.push(`${isMe(state, shooter) ? t("hearts.ev.moon_chosen_you", { choice }) : t("hearts.ev.moon_chosen", { name, choice })}.`);
   }
   return parts.join(" ");
