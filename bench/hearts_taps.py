@@ -16,15 +16,10 @@ Usage: ``python bench/hearts_taps.py [--players 3]``.
 from __future__ import annotations
 
 import argparse
-import os
-import shutil
-import tempfile
-from pathlib import Path
 
-from playwright.sync_api import Page, sync_playwright
+from playwright.sync_api import Page
 
-from site_first_frame import ARGS, CHROMIUM, free_port, start_server
-from solitaire_taps import DelayProxy, summary
+from solitaire_taps import proxied_browser, summary
 
 #: taps the first legal card; resolves with [ms until it is in the trick, ms until the server's
 #: state after it is drawn]
@@ -90,37 +85,18 @@ def main() -> None:
     parser.add_argument("--delay", type=float, default=75.0, help="ms each way (default 75)")
     parser.add_argument("--players", type=int, default=3, help="new players (default 3)")
     args = parser.parse_args()
-    tmp = Path(tempfile.mkdtemp(prefix="heartsuit-hearts-taps-"))
-    proc = None
-    try:
-        proxy_port = free_port()
-        # the page's origin is the proxy's: the server must accept its /ws
-        os.environ["HEARTSUIT_ORIGINS"] = f"http://127.0.0.1:{proxy_port}"
-        proc, target = start_server(tmp)
-        port = int(target.rsplit(":", 1)[1])
-        with (
-            DelayProxy(proxy_port, port, args.delay / 1000) as proxy,
-            sync_playwright() as pw,
-        ):
-            base = f"http://127.0.0.1:{proxy.port}"
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            shown: list[float] = []
-            answered: list[float] = []
-            for _ in range(args.players):
-                context = browser.new_context()
-                got = play(context.new_page(), base)
-                shown += got[0]
-                answered += got[1]
-                context.close()
-            browser.close()
-        print(f"a legal card tapped, through a proxy delaying {args.delay:.0f} ms each way")
-        print(summary("in the trick", shown))
-        print(summary("server's answer drawn", answered))
-    finally:
-        if proc is not None:
-            proc.terminate()
-            proc.wait(10)
-        shutil.rmtree(tmp, ignore_errors=True)
+    shown: list[float] = []
+    answered: list[float] = []
+    with proxied_browser(args.delay) as (base, browser):
+        for _ in range(args.players):
+            context = browser.new_context()
+            got = play(context.new_page(), base)
+            shown += got[0]
+            answered += got[1]
+            context.close()
+    print(f"a legal card tapped, through a proxy delaying {args.delay:.0f} ms each way")
+    print(summary("in the trick", shown))
+    print(summary("server's answer drawn", answered))
 
 
 if __name__ == "__main__":

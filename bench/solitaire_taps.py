@@ -25,10 +25,11 @@ import shutil
 import statistics
 import tempfile
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from playwright.sync_api import Page, sync_playwright
+from playwright.sync_api import Browser, Page, sync_playwright
 
 from site_first_frame import ARGS, CHROMIUM, free_port, start_server
 
@@ -215,6 +216,40 @@ def summary(name: str, samples: list[float]) -> str:
     )
 
 
+@contextlib.contextmanager
+def proxied_browser(
+    delay_ms: float, url: str | None = None, proxy_port: int = 0
+) -> Iterator[tuple[str, Browser]]:
+    """The site (``url``, or ``heartsuit serve`` started on a temporary SQLite file) behind a
+    :class:`DelayProxy` of ``delay_ms`` each way, and headless Chromium: the proxy's base URL
+    and the browser. Everything is stopped and removed after."""
+    tmp = Path(tempfile.mkdtemp(prefix="heartsuit-taps-"))
+    proc = None
+    try:
+        proxy_port = proxy_port or free_port()
+        if url:
+            target = url.rstrip("/")
+        else:
+            # the page's origin is the proxy's: the server must accept its /ws
+            os.environ["HEARTSUIT_ORIGINS"] = f"http://127.0.0.1:{proxy_port}"
+            proc, target = start_server(tmp)
+        port = int(target.rsplit(":", 1)[1])
+        with (
+            DelayProxy(proxy_port, port, delay_ms / 1000) as proxy,
+            sync_playwright() as pw,
+        ):
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            try:
+                yield f"http://127.0.0.1:{proxy.port}", browser
+            finally:
+                browser.close()
+    finally:
+        if proc is not None:
+            proc.terminate()
+            proc.wait(10)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -227,41 +262,18 @@ def main() -> None:
     parser.add_argument("--players", type=int, default=4, help="new players (default 4)")
     parser.add_argument("--taps", type=int, default=5, help="samples of each per player")
     args = parser.parse_args()
-    tmp = Path(tempfile.mkdtemp(prefix="heartsuit-taps-"))
-    proc = None
-    try:
-        proxy_port = args.proxy_port or free_port()
-        if args.url:
-            target = args.url.rstrip("/")
-        else:
-            # the page's origin is the proxy's: the server must accept its /ws
-            os.environ["HEARTSUIT_ORIGINS"] = f"http://127.0.0.1:{proxy_port}"
-            proc, target = start_server(tmp)
-        port = int(target.rsplit(":", 1)[1])
-        with (
-            DelayProxy(proxy_port, port, args.delay / 1000) as proxy,
-            sync_playwright() as pw,
-        ):
-            base = f"http://127.0.0.1:{proxy.port}"
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            selections: list[float] = []
-            pairs: list[float] = []
-            for _ in range(args.players):
-                context = browser.new_context()
-                page = context.new_page()
-                got = play(page, base, args.taps)
-                selections += got[0]
-                pairs += got[1]
-                context.close()
-            browser.close()
-        print(f"tap to visible through a proxy delaying {args.delay:.0f} ms each way")
-        print(summary("selection", selections))
-        print(summary("pair", pairs))
-    finally:
-        if proc is not None:
-            proc.terminate()
-            proc.wait(10)
-        shutil.rmtree(tmp, ignore_errors=True)
+    selections: list[float] = []
+    pairs: list[float] = []
+    with proxied_browser(args.delay, args.url, args.proxy_port) as (base, browser):
+        for _ in range(args.players):
+            context = browser.new_context()
+            got = play(context.new_page(), base, args.taps)
+            selections += got[0]
+            pairs += got[1]
+            context.close()
+    print(f"tap to visible through a proxy delaying {args.delay:.0f} ms each way")
+    print(summary("selection", selections))
+    print(summary("pair", pairs))
 
 
 if __name__ == "__main__":
