@@ -23,8 +23,8 @@ NORMAL = SearchConfig(playouts=180, passing=PassConfig(playouts=300))
 # up to 2,500 playouts a card, but from 16 worlds on a card clearly worse than the best (2
 # standard errors of the paired difference) stops being searched, and the search stops when
 # one card is left; pass 1,600 playouts; moon defence on (search.moon_threat,
-# search.guarded_moves) against a lone taker of 8 points or more. A median card about 20 ms
-# compiled, a pass about 53 ms (docs/hearts-bots.md, "Current figures")
+# search.guarded_moves) against a lone taker of 8 points or more. A median card about 19 ms
+# compiled, a pass about 66 ms (docs/hearts-bots.md, "Current figures")
 HARD = SearchConfig(
     playouts=2500,
     prune_z=2.0,
