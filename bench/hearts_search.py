@@ -38,7 +38,7 @@ import argparse
 import math
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from heartsuit.cards import Card
@@ -150,14 +150,7 @@ def times(levels: list[str], hands: int, rules: Rules, seed: int) -> None:
         timed = Timed(make_bot(level, seed))
         for number in range(hands):
             bots: list[Bot] = [timed, *(make_bot("heuristic", s) for s in range(rules.players - 1))]
-            hand = Hand.deal(rules, seed, hand_number=number)
-            if hand.phase is Phase.PASS:
-                for seat, bot in enumerate(bots):
-                    hand.pass_cards(seat, bot.choose_pass(hand.view(seat)))
-            while hand.phase is Phase.PLAY:
-                turn = hand.to_play
-                assert turn is not None
-                hand.play(turn, bots[turn].choose_play(hand.view(turn)))
+            play_out(Hand.deal(rules, seed, hand_number=number), bots)
         print(summary(f"{level} play", timed.plays), flush=True)
         print(summary(f"{level} pass", timed.passes), flush=True)
         if timed.playouts:
@@ -194,20 +187,32 @@ def speed(hands: int, runs: int, playouts: int, rules: Rules, seed: int) -> None
 def choice_views(hands: int, rules: Rules, seed: int) -> list[SeatView]:
     """Seat 0's card choices with two or more legal cards, in deals played by heuristics."""
     views: list[SeatView] = []
+
+    def keep(view: SeatView) -> None:
+        if view.seat == 0 and len(set(view.legal)) > 1:
+            views.append(view)
+
     for number in range(hands):
         bots = [make_bot("heuristic", s) for s in range(rules.players)]
-        hand = Hand.deal(rules, seed, hand_number=number)
-        if hand.phase is Phase.PASS:
-            for seat, bot in enumerate(bots):
-                hand.pass_cards(seat, bot.choose_pass(hand.view(seat)))
-        while hand.phase is Phase.PLAY:
-            turn = hand.to_play
-            assert turn is not None
-            view = hand.view(turn)
-            if turn == 0 and len(set(view.legal)) > 1:
-                views.append(view)
-            hand.play(turn, bots[turn].choose_play(view))
+        play_out(Hand.deal(rules, seed, hand_number=number), bots, keep)
     return views
+
+
+def play_out(
+    hand: Hand, bots: Sequence[Bot], seen: Callable[[SeatView], None] | None = None
+) -> None:
+    """Play ``hand`` to its end, ``bots[s]`` in seat ``s`` (passes first); ``seen`` is shown
+    each view a card is chosen from."""
+    if hand.phase is Phase.PASS:
+        for seat, bot in enumerate(bots):
+            hand.pass_cards(seat, bot.choose_pass(hand.view(seat)))
+    while hand.phase is Phase.PLAY:
+        turn = hand.to_play
+        assert turn is not None
+        view = hand.view(turn)
+        if seen is not None:
+            seen(view)
+        hand.play(turn, bots[turn].choose_play(view))
 
 
 def profile(level: str, hands: int, rules: Rules, seed: int) -> None:

@@ -278,14 +278,16 @@ class HeartsSession:
 
     # ------------------------------------------------------------------ states
 
-    def _for_this_socket(self, table_id: str, notice: Notice) -> TableChanged | SeatTaken | None:
-        """What ``notice`` on the table's channel asks of this socket: a seat it holds taken
-        on another process, a version (or a presence) it has not been shown, or nothing.
+    def _for_this_socket(
+        self, table_id: str, held: _Seat | None, notice: Notice
+    ) -> TableChanged | SeatTaken | None:
+        """What ``notice`` on the table's channel asks of this socket, which holds ``held``
+        there: a seat it holds taken on another process, a version (or a presence) it has not
+        been shown, or nothing.
 
         The one decision for both ways a notice is answered: at once, as the bus delivers it
         (:meth:`_notice_now`, when nothing needs waiting for), or queued (:meth:`_on_notice`).
         """
-        held = self._tables.get(table_id)
         if held is None:
             return None
         if isinstance(notice, SeatTaken):
@@ -304,7 +306,7 @@ class HeartsSession:
     async def _on_notice(self, table_id: str, notice: Notice) -> None:
         """Answer a notice that waited its turn in the queue (it may need to read the store,
         the presence, or wait for a change under way)."""
-        heard = self._for_this_socket(table_id, notice)
+        heard = self._for_this_socket(table_id, self._tables.get(table_id), notice)
         if isinstance(heard, SeatTaken):
             self.service.taken_elsewhere(table_id, heard.seat)
             await self.taken_over(table_id, heard.seat)
@@ -326,7 +328,8 @@ class HeartsSession:
         service = self.service
 
         def now(notice: Notice) -> bool:
-            heard = self._for_this_socket(table_id, notice)
+            held = self._tables.get(table_id)
+            heard = self._for_this_socket(table_id, held, notice)
             if heard is None:
                 return True  # nothing to answer
             if isinstance(heard, SeatTaken):
@@ -334,9 +337,9 @@ class HeartsSession:
             if heard.presence and not service.ownership.local_presence:
                 return False  # the presence is read from elsewhere first
             live = service.table_now(table_id, heard.version)
-            held = self._tables.get(table_id)
-            if live is None or held is None:
+            if live is None:
                 return False
+            assert held is not None  # a notice is for this socket only while it holds seats
             return self._push_now(live, held)
 
         return now

@@ -579,16 +579,22 @@ function renderBoard(previous) {
  * none reaches past the felt's edge; on a short, wide felt the trick keeps clear of them). */
 function layoutFelt() {
   if (el.board.hidden) return;
+  // every size is read before anything is written, so the page lays out once, not per write
   const top = el.board.getBoundingClientRect().top + window.scrollY;
+  const onEdge = (plate, axis) => Math.abs(Number(plate.style.getPropertyValue(axis))) > 0.999;
+  const plates = [...el.seats.children].map((plate) => ({
+    width: plate.offsetWidth,
+    height: plate.offsetHeight,
+    side: onEdge(plate, "--bx"),
+    end: onEdge(plate, "--by"),
+  }));
   root.style.setProperty("--board-top", `${Math.round(top)}px`);
-  const plates = [...el.seats.children];
-  const tallest = Math.max(0, ...plates.map((plate) => plate.offsetHeight));
+  const tallest = Math.max(0, ...plates.map((plate) => plate.height));
   if (tallest) el.felt.style.setProperty("--ph", `${tallest}px`);
   // the bands the plates keep to on a short, wide felt (place() in hearts-felt.js): as wide as
   // the widest plate at the left and right edges, as tall as the tallest at the top and bottom
-  const onEdge = (plate, axis) => Math.abs(Number(plate.style.getPropertyValue(axis))) > 0.999;
-  const sides = plates.filter((plate) => onEdge(plate, "--bx")).map((plate) => plate.offsetWidth);
-  const ends = plates.filter((plate) => onEdge(plate, "--by")).map((plate) => plate.offsetHeight);
+  const sides = plates.filter((plate) => plate.side).map((plate) => plate.width);
+  const ends = plates.filter((plate) => plate.end).map((plate) => plate.height);
   el.felt.style.setProperty("--band-w", `${Math.max(0, ...sides)}px`);
   el.felt.style.setProperty("--band-h", `${Math.max(0, ...ends)}px`);
 }
