@@ -244,7 +244,7 @@ def test_the_levels_plan_lists_every_comparison(capsys: pytest.CaptureFixture[st
                  "normal,easy,easy,easy", "easy,random,random,random"):
         assert f"--bots {bots} " in out
     assert out.count("--mode matches") == len(PRESET_NAMES)
-    assert "--preset cancellation" in out and "runs/hard-vs-heuristic-pruned.jsonl" in out
+    assert "--preset cancellation" in out and "runs/hard-vs-heuristic-z15.jsonl" in out
 
 
 def test_the_moons_plan_seats_each_level_against_three_moon_hunters(

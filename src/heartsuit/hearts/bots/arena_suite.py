@@ -49,17 +49,18 @@ def _deals_for_200_matches(preset: str) -> int:
 
 SUITES: dict[str, tuple[Comparison, ...]] = {
     "levels": (
-        # "-pruned": the files of the hard that stops searching clearly worse cards (the
-        # hard-vs-heuristic.jsonl and hard-vs-normal.jsonl before it are of the hard that
-        # searched every card on its full budget, now hard6000)
+        # "-z15": the files of today's hard, which stops searching a card 1.5 standard errors
+        # worse than the best (the "-pruned" files are of the hard that did so at 2 errors, and
+        # hard-vs-heuristic.jsonl and hard-vs-normal.jsonl of the hard that searched every card
+        # on its full budget, now hard6000): a suite never goes on from an earlier player's file
         Comparison(
-            "hard-vs-heuristic-pruned",
+            "hard-vs-heuristic-z15",
             "hard against three heuristic players: points per hand",
             _one_against("hard", "heuristic"),
             500,
         ),
         Comparison(
-            "hard-vs-normal-pruned",
+            "hard-vs-normal-z15",
             "hard against three normal players: points per hand",
             _one_against("hard", "normal"),
             # 2,000 seat-hands, as against the heuristic: at 400 the interval (about ±0.9)
@@ -93,7 +94,8 @@ SUITES: dict[str, tuple[Comparison, ...]] = {
     ),
     "moons": tuple(
         Comparison(
-            f"{level}-vs-moonhunter",
+            # today's hard writes its own file (hard-vs-moonhunter.jsonl is the hard before)
+            f"{level}-vs-moonhunter" + ("-z15" if level == "hard" else ""),
             f"{level} against three moon hunters: moons let through, points per hand",
             _one_against(level, "moonhunter"),
             60,
