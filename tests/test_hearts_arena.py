@@ -253,13 +253,17 @@ def test_the_moons_plan_seats_each_level_against_three_moon_hunters(
     assert main(["hearts", "arena", "--suite", "moons", "--plan", "--out", "runs"]) == 0
     out = capsys.readouterr().out
     for level in ("easy", "normal", "hard", "hard6000"):
-        assert f"--bots {level},moonhunter,moonhunter,moonhunter " in out
+        assert f"--bots {level},moonhunter,moonhunter,moonhunter --hands 120 " in out
+    assert "runs/hard-vs-moonhunter-z15.jsonl" in out  # not the file of the hard before
 
 
 def test_no_suite_file_name_is_one_of_an_earlier_bot() -> None:
     # a suite run goes on from a results file of the same name: a name the files of an earlier
     # hard already have would mix two players' deals (the arena checks the names, not the code)
-    earlier = {"hard-vs-heuristic", "hard-vs-normal", "hard100-vs-heuristic"}
+    earlier = {
+        "hard-vs-heuristic", "hard-vs-normal", "hard100-vs-heuristic",
+        "hard-vs-heuristic-pruned", "hard-vs-normal-pruned", "hard-vs-moonhunter",
+    }
     names = [c.name for comparisons in SUITES.values() for c in comparisons]
     assert not earlier & set(names)
     assert len(names) == len(set(names))
