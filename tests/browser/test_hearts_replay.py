@@ -27,6 +27,7 @@ from tests.hearts_support import table_log
 pytestmark = pytest.mark.browser
 
 WIDTHS = [320, 360, 1280]
+STUCK_SECONDS = 120.0
 
 
 class Client:
@@ -61,15 +62,22 @@ def play_to_the_end(server: ServerProcess, **create: Any) -> tuple[str, str]:
         created = me.ask("hearts.create", mode="computer", **create)
         assert created["type"] == "hearts.created", created
         table, token = created["table"], created["tokens"][0]["token"]
-        for _ in range(5000):
+        # a liveness bound, not a speed one: on a loaded machine the computers may take long,
+        # but a table whose version stands still this long is stuck
+        seen, since = -1, time.monotonic()
+        while True:
             state = me.ask("hearts.open", table=table, tokens=[token])
             if state["over"] is not None:
                 return table, token
+            version = state["table"]["version"]
+            if version != seen:
+                seen, since = version, time.monotonic()
+            elif time.monotonic() - since > STUCK_SECONDS:
+                raise AssertionError(f"the match stood still at version {version}")
             view = state["view"]
             if view is None or 0 not in state["awaiting"]:
                 time.sleep(0.02)
                 continue
-            version = state["table"]["version"]
             if view["phase"] == "moon":
                 me.ask(
                     "hearts.moon",
@@ -91,7 +99,6 @@ def play_to_the_end(server: ServerProcess, **create: Any) -> tuple[str, str]:
                 me.ask(
                     "hearts.play", table=table, token=token, card=view["legal"][0], version=version
                 )
-        raise AssertionError("the match did not end")
     finally:
         me.close()
 
