@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from heartsuit.cards import Card, Suit
 from heartsuit.hearts import Hand, Rules
-from heartsuit.hearts.bots import BOTS, make_bot, sampling
+from heartsuit.hearts.bots import BOTS, make_bot, passing, sampling
 from heartsuit.hearts.bots.easy import EasyBot
 from heartsuit.hearts.bots.passing import PassConfig, candidates
 from heartsuit.hearts.bots.sampling import Sampler, consistent, knowledge, sample, sample_plain
@@ -487,6 +487,28 @@ def test_the_pass_search_passes_as_it_did_before_it_was_made_faster() -> None:
     assert " ".join(passes) == REFERENCE_PASSES
 
 
+# passes near the match's end (every playout scored by its effect on the match), by the code of
+# commit 71c578b, before the pass search read its model and its hands from lookups
+REFERENCE_ENDGAME_PASSES = (
+    "JDQHQS ACJD8H KCACKS JC8DJH 7CJHQH KC3DAS KCACKS 8DJHKS JDQHQS 3DJDAS KCAC10H JCJHAS"
+)
+
+
+def test_the_pass_search_near_the_end_passes_as_it_did_before_it_was_made_faster() -> None:
+    config = SearchConfig(passing=PassConfig(playouts=300))
+    passes = []
+    for rules, scores in (
+        (Rules(), (90, 40, 75, 98)),
+        (Rules.preset("omnibus"), (85, 95, 60, 99)),
+        (Rules(exactly_100_reset=True), (0, 99, 99, 99)),
+    ):
+        for seed in range(4):
+            hand = Hand.deal(rules, seed, pass_direction="right", scores=scores)
+            view = hand.view(seed % rules.players)
+            passes.append("".join(c.code for c in SearchBot(seed, config).choose_pass(view)))
+    assert " ".join(passes) == REFERENCE_ENDGAME_PASSES
+
+
 def test_flushing_playouts_lead_a_low_spade_into_the_queen() -> None:
     table = Table.of(Rules())
 
@@ -618,6 +640,27 @@ def test_pass_candidates_start_with_the_heuristic_pass_and_are_distinct() -> Non
     pool = candidates(view, 7)
     assert len(pool) == len(set(pool)) >= 30
     assert all(len(p) == 3 and set(map(index_card, p)) <= set(view.hand) for p in pool)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    name=st.sampled_from(["standard", "omnibus", "black-maria", "three", "five"]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_the_pass_model_read_from_tables_passes_as_the_scored_rule(name: str, seed: int) -> None:
+    # the pass search's model of the other seats' passes (a lookup per card) and the scored
+    # rule it stands for pick the same cards, ties to the earlier card in the hand included
+    rules = Rules.preset(name)
+    table = Table.of(rules)
+    deck = list(table.deck)
+    random.Random(seed).shuffle(deck)
+    hand = deck[: rules.hand_size()]
+    mask = sum(1 << i for i in hand)
+    tables = passing._score_tables(rules.spade_penalties, passing.jack_index(rules))
+    for count in (1, 3, 4):
+        model = passing._model_pass(rules, hand, count)
+        got = passing._model_pass_mask(tables, rules.spade_penalties, hand, mask, count)
+        assert got == sum(1 << i for i in model), (hand, count)
 
 
 def test_passing_by_playouts_dumps_an_unguarded_queen() -> None:

@@ -28,16 +28,25 @@ KING_ACE = 0x1800
 # per suit mask: the rank of its lowest and of its highest card (-1 for none)
 LOW: list[int] = [(m & -m).bit_length() - 1 for m in range(1 << 13)]
 TOP: list[int] = [m.bit_length() - 1 for m in range(1 << 13)]
+# the suits a leader picks from, by which of C, D, H, S (bits 1, 2, 4, 8) it may lead
+LEADS: list[tuple[int, ...]] = [tuple(k for k in range(4) if p >> k & 1) for p in range(16)]
 
 
-def _random_card(masks: tuple[int, int, int, int], rnd: Callable[[], float]) -> tuple[int, int]:
-    pc, pd, ph, ps = POP[masks[0]], POP[masks[1]], POP[masks[2]], POP[masks[3]]
+def _random_card(c: int, d: int, h: int, s: int, rnd: Callable[[], float]) -> tuple[int, int]:
+    pc, pd, ph, ps = POP[c], POP[d], POP[h], POP[s]
     k = int(rnd() * (pc + pd + ph + ps))
-    for suit, count in enumerate((pc, pd, ph, ps)):
-        if k < count:
-            return suit, NTH[masks[suit] * 13 + k]
-        k -= count
-    return 3, NTH[masks[3] * 13 + ps - 1]  # rnd() == 1.0 never happens; keep mypy content
+    if k < pc:
+        return 0, NTH[c * 13 + k]
+    k -= pc
+    if k < pd:
+        return 1, NTH[d * 13 + k]
+    k -= pd
+    if k < ph:
+        return 2, NTH[h * 13 + k]
+    k -= ph
+    if k < ps:
+        return 3, NTH[s * 13 + k]
+    return 3, NTH[s * 13 + ps - 1]  # rnd() == 1.0 never happens; keep mypy content
 
 
 def policy_out(
@@ -79,12 +88,19 @@ def policy_out(
     top_of = TOP
     suit_tally = table.suit_tally
     suit_breaks = table.suit_breaks
-    seats_after = table.seats_after
+    plans = table.follow_plans
     ban = table.first_banned
-    last_pos = table.players - 2
+    players = table.players
+    last_pos = players - 2
     moon_alive = moon_at > 0 or shooter >= 0
-    # the moon is looked at again only after a trick with penalty points (the check is
+    # the one seat with penalty points so far (-1: none, -2: more than one), kept as tricks
+    # end; the moon is looked at again only after a trick with penalty points (the check is
     # idempotent: the same tallies give the same answer)
+    taker = -1
+    if moon_alive:
+        for seat in range(players):
+            if tallies[seat] % JACK_MARK:
+                taker = seat if taker == -1 else -2
     recheck = moon_alive
     defending = shooter >= 0 and defend_at <= 0
     b = leader * 4
@@ -95,12 +111,11 @@ def policy_out(
         tricks_left -= 1
         if recheck:
             recheck = False
-            takers = [seat for seat, t in enumerate(tallies) if t % JACK_MARK]
-            if len(takers) > 1 or (takers and shooter >= 0 and takers[0] != shooter):
+            if taker == -2 or (taker >= 0 and shooter >= 0 and taker != shooter):
                 moon_alive = False
                 shooter = -1
-            elif takers and moon_at and tallies[takers[0]] % JACK_MARK >= moon_at:
-                shooter = takers[0]
+            elif taker >= 0 and moon_at and tallies[taker] % JACK_MARK >= moon_at:
+                shooter = taker
             defending = shooter >= 0 and (
                 defend_at <= 0 or tallies[shooter] % JACK_MARK >= defend_at
             )
@@ -114,9 +129,8 @@ def policy_out(
                 points += suit_tally[suit][r]
                 if suit == led and r > best:
                     best = r
-                    winner = (leader + k) % table.players
-            order = seats_after[leader][len(trick) - 1 :]
-            start = len(trick) - 1
+                    winner = (leader + k) % players
+            plan = plans[leader][len(trick) - 1 :]
             trick = ()
         else:
             base = leader * 4
@@ -128,48 +142,54 @@ def policy_out(
                 if not broken and (c or d or s):
                     h = 0
                 if rnd() < noise:
-                    led, r = _random_card((c, d, h, s), rnd)
+                    led, r = _random_card(c, d, h, s, rnd)
                 elif leader == shooter:
-                    # shoot: lead the highest card held (it is the likeliest to stay on top)
-                    r, led = max((m.bit_length() - 1, k) for k, m in enumerate((c, d, h, s)))
+                    # shoot: lead the highest card held (it is the likeliest to stay on top;
+                    # of equal ranks the last suit)
+                    r, led = -1, 0
+                    if c:
+                        r = top_of[c]
+                    if d and top_of[d] >= r:
+                        r, led = top_of[d], 1
+                    if h and top_of[h] >= r:
+                        r, led = top_of[h], 2
+                    if s and top_of[s] >= r:
+                        r, led = top_of[s], 3
                 elif (
                     flush
                     and s
                     and not s & HIGH_SPADES
-                    and any(hands[k * 4 + 3] & QUEEN_BIT for k in range(table.players))
+                    and any(hands[k * 4 + 3] & QUEEN_BIT for k in range(players))
                 ):
                     led, r = 3, (s & -s).bit_length() - 1  # flush the queen out
                 else:
                     # keep spades back while holding a high one (it would draw the queen)
-                    safe = []
-                    if c:
-                        safe.append((c, 0))
-                    if d:
-                        safe.append((d, 1))
-                    if h:
-                        safe.append((h, 2))
-                    if s and not s & HIGH_SPADES:
-                        safe.append((s, 3))
-                    if not safe:
-                        safe = [(m, k) for k, m in enumerate((c, d, h, s)) if m]
-                    if safe_leads and len(safe) > 1:
+                    suits = LEADS[
+                        (1 if c else 0)
+                        | (2 if d else 0)
+                        | (4 if h else 0)
+                        | (8 if s and not s & HIGH_SPADES else 0)
+                    ]
+                    if not suits:
+                        suits = LEADS[(4 if h else 0) | (8 if s else 0)]
+                    if safe_leads and len(suits) > 1:
                         # the suit whose lowest card the others can beat with the most cards
                         top = -1
-                        ties: list[tuple[int, int]] = []
-                        for m, k in safe:
-                            low = (m & -m).bit_length()
+                        ties: list[int] = []
+                        for k in suits:
+                            low = (hands[base + k] & -hands[base + k]).bit_length()
                             above = 0
-                            for seat in range(table.players):
+                            for seat in range(players):
                                 if seat != leader:
                                     above += pop[hands[seat * 4 + k] >> low]
                             if above > top:
                                 top = above
-                                ties = [(m, k)]
+                                ties = [k]
                             elif above == top:
-                                ties.append((m, k))
-                        safe = ties
-                    mask, led = safe[int(rnd() * len(safe))]
-                    r = low_of[mask]
+                                ties.append(k)
+                        suits = tuple(ties)
+                    led = suits[int(rnd() * len(suits))]
+                    r = low_of[hands[base + led]]
             hands[base + led] ^= 1 << r
             if record is not None:
                 record.append(led * 13 + r)
@@ -178,12 +198,10 @@ def policy_out(
             points = suit_tally[led][r]
             if suit_breaks[led][r]:
                 broken = True
-            order = seats_after[leader]
-            start = 0
+            plan = plans[leader]
         led_tally = suit_tally[led]
         led_breaks = suit_breaks[led]
-        for pos, seat in enumerate(order, start):
-            base = seat * 4
+        for pos, seat, base in plan:
             slot = base + led
             held = follow = hands[slot]
             if follow:
@@ -226,16 +244,23 @@ def policy_out(
                 if cc or dd or hh or ss:
                     c, d, h, s = cc, dd, hh, ss
             if rnd() < noise:
-                suit, r = _random_card((c, d, h, s), rnd)
+                suit, r = _random_card(c, d, h, s, rnd)
             elif shooter >= 0 and (
                 seat == shooter or (defending and winner == shooter and lone in (-1, seat))
             ):
                 # shooter: throw away a low card that carries no points; defender: feed the
-                # shooter nothing (the same choice)
-                spare = [(m, k) for k, m in enumerate((c, d, 0, s & ~HIGH_SPADES)) if m]
-                if spare:
-                    mask, suit = min(spare, key=lambda mk: mk[0] & -mk[0])
-                    r = low_of[mask]
+                # shooter nothing (the same choice): the lowest club, diamond or spade below
+                # the queen (of equal ranks the first suit)
+                suit, low = -1, 1 << 13
+                if c:
+                    suit, low = 0, c & -c
+                if d and d & -d < low:
+                    suit, low = 1, d & -d
+                spare = s & ~HIGH_SPADES
+                if spare and spare & -spare < low:
+                    suit, low = 3, spare & -spare
+                if suit >= 0:
+                    r = low.bit_length() - 1
                 else:
                     suit, r = _lowest((c, d, h, s))
             elif s & QUEEN_BIT:
@@ -262,6 +287,10 @@ def policy_out(
         tallies[winner] += points
         if moon_alive and points % JACK_MARK:
             recheck = True
+            if taker == -1:
+                taker = winner
+            elif taker != winner:
+                taker = -2
         leader = winner
         first = False
 

@@ -99,6 +99,8 @@ class Table:
     moon_total: int  # penalty points that make a moon when one seat takes them all
     seats_after: tuple[tuple[int, ...], ...]  # seats_after[leader]: the other seats in order
     bases_after: tuple[tuple[int, ...], ...]  # the same seats times 4 (their slots in hands)
+    # follow_plans[leader]: (position after the leader from 0, seat, seat * 4) of each follower
+    follow_plans: tuple[tuple[tuple[int, int, int], ...], ...]
     suit_tally: tuple[tuple[int, ...], ...]  # suit_tally[suit][rank offset] = tally
     suit_breaks: tuple[tuple[bool, ...], ...]  # suit_breaks[suit][rank offset] = breaks hearts
     # Fisher–Yates steps of the deal grouped so each group's ranges multiply to under 2**64
@@ -141,6 +143,9 @@ class Table:
             moon_total=rules.total_points(),
             seats_after=tuple(tuple((s + i) % n for i in range(1, n)) for s in range(n)),
             bases_after=tuple(tuple((s + i) % n * 4 for i in range(1, n)) for s in range(n)),
+            follow_plans=tuple(
+                tuple((i - 1, (s + i) % n, (s + i) % n * 4) for i in range(1, n)) for s in range(n)
+            ),
             suit_tally=tuple(tuple(tally[s * 13 : s * 13 + 13]) for s in range(4)),
             suit_breaks=tuple(tuple(breaks[s * 13 : s * 13 + 13]) for s in range(4)),
             deal_steps=_deal_steps(len(deck), size),

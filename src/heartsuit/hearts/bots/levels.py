@@ -23,8 +23,8 @@ NORMAL = SearchConfig(playouts=180, passing=PassConfig(playouts=300))
 # up to 2,500 playouts a card, but from 12 worlds on a card clearly worse than the best (1.5
 # standard errors of the paired difference) stops being searched, and the search stops when
 # one card is left; pass 1,600 playouts; moon defence on (search.moon_threat,
-# search.guarded_moves) against a lone taker of 8 points or more. A median card about 6 ms
-# compiled and 14 ms as Python modules, a pass about 50 / 110 ms; as strong as the same search
+# search.guarded_moves) against a lone taker of 8 points or more. A median card about 5 ms
+# compiled and 12 ms as Python modules, a pass about 33 / 78 ms; as strong as the same search
 # pruned at 2 errors from 16 worlds (which cost 19 / 34 ms a card) within the arena's interval
 # (docs/hearts-bots.md, "Current figures")
 HARD = SearchConfig(

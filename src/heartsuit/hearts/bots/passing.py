@@ -16,6 +16,7 @@ void). ``method="heuristic"`` skips the playouts and passes the best-scored card
 
 from __future__ import annotations
 
+import functools
 import itertools
 import random
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ from heartsuit.cards import Card
 from heartsuit.hearts.bots.heuristic import HeuristicBot
 from heartsuit.hearts.bots.utility import MOON_ALERT, Scorer
 from heartsuit.hearts.fast_policy import policy_out
-from heartsuit.hearts.fast_tables import BIT, Table, card_index, index_card
+from heartsuit.hearts.fast_tables import BIT, JACK_MARK, POP, Table, card_index, index_card
 from heartsuit.hearts.rules import JACK_OF_DIAMONDS, Rules
 from heartsuit.hearts.view import SeatView
 
@@ -40,6 +41,11 @@ class PassConfig:
     noise: float = 0.1  # as SearchConfig.noise
 
 
+def jack_index(rules: Rules) -> int:
+    """The J♦'s index when it is a bonus card in these rules, else -1."""
+    return card_index(JACK_OF_DIAMONDS) if rules.jack_of_diamonds else -1
+
+
 def pass_scores(rules: Rules, hand: list[int]) -> dict[int, float]:
     """How much each card (fast-path index) wants to leave the hand; higher passes first."""
     counts = [0, 0, 0, 0]
@@ -47,7 +53,7 @@ def pass_scores(rules: Rules, hand: list[int]) -> dict[int, float]:
         counts[i // 13] += 1
     low_spades = sum(1 for i in hand if i // 13 == 3 and i % 13 < 10)
     short_guard = low_spades < GUARDS or rules.spade_penalties
-    jack = card_index(JACK_OF_DIAMONDS) if rules.jack_of_diamonds else -1
+    jack = jack_index(rules)
     out: dict[int, float] = {}
     for i in hand:
         suit, r = divmod(i, 13)
@@ -67,6 +73,49 @@ def pass_scores(rules: Rules, hand: list[int]) -> dict[int, float]:
 def _model_pass(rules: Rules, hand: list[int], count: int) -> list[int]:
     scores = pass_scores(rules, hand)
     return sorted(hand, key=lambda i: -scores[i])[:count]
+
+
+@functools.cache
+def _score_tables(spade_penalties: bool, jack: int) -> tuple[tuple[float, ...], ...]:
+    """:func:`pass_scores` as lookups: ``[short_guard][cards in the suit * 52 + index]``."""
+    out: list[tuple[float, ...]] = []
+    for short_guard in (False, True):
+        row = [0.0] * (14 * 52)
+        for count in range(14):
+            for i in range(52):
+                suit, r = divmod(i, 13)
+                rank = r + 2
+                if suit == 3:
+                    score = (
+                        (30.0 if short_guard else -5.0) + rank if rank >= 12 else -10.0 + rank / 10
+                    )
+                elif i == jack:
+                    score = -30.0
+                else:
+                    score = rank + (3.0 if suit == 2 else 0.0) + (3.0 if count <= 3 else 0.0)
+                    if suit != 2 and count <= 2:
+                        score += 4.0 - count
+                row[count * 52 + i] = score
+        out.append(tuple(row))
+    return tuple(out)
+
+
+def _model_pass_mask(
+    tables: tuple[tuple[float, ...], ...],
+    spade_penalties: bool,
+    hand: list[int],
+    mask: int,
+    count: int,
+) -> int:
+    """:func:`_model_pass` of ``hand`` (whose cards are the 52-bit ``mask``) as a mask: the same
+    cards (of equal scores the earlier in ``hand``), read from :func:`_score_tables`."""
+    c, d, h, s = mask & 0x1FFF, mask >> 13 & 0x1FFF, mask >> 26 & 0x1FFF, mask >> 39
+    short_guard = spade_penalties or POP[s & 0x3FF] < GUARDS
+    row = tables[short_guard]
+    offsets = (POP[c] * 52, POP[d] * 52, POP[h] * 52, POP[s] * 52)
+    scores = [row[offsets[i // 13] + i] for i in hand]
+    top = sorted(range(len(hand)), key=scores.__getitem__, reverse=True)[:count]
+    return sum([BIT[hand[k]] for k in top])
 
 
 def candidates(view: SeatView, width: int) -> list[tuple[int, ...]]:
@@ -116,41 +165,56 @@ def choose_pass_by_playouts(
     sums = [0.0] * len(pool)
     rounds = max(1, (len(pool) - 1).bit_length())
     used = 0
+    tables = _score_tables(rules.spade_penalties, jack_index(rules))
+    mine_mask = sum(map(bit, mine))
+    to = targets[me]
+    lead_bit = 1 << table.lead_index
+    total = table.moon_total
+    plain = not scorer.endgame  # a hand is worth minus its points (see play_world)
     for _ in range(rounds):
         worlds = max(1, config.playouts // rounds // len(alive))
         for _ in range(worlds):
             rng.shuffle(others)
-            deal: list[list[int]] = []
+            # the hands after every other seat's pass, this seat's cards not yet passed (52-bit
+            # masks; one pack: every card once, so the passes can be applied in any order)
+            after = [0] * n
+            after[me] = mine_mask
             k = 0
             for seat in range(n):
-                if seat == me:
-                    deal.append(mine)
-                else:
-                    deal.append(others[k : k + size])
+                if seat != me:
+                    hand = others[k : k + size]
                     k += size
-            # the others' hands and passes as 52-bit masks (one pack: every card once)
-            dealt = [sum(map(bit, h)) for h in deal]
-            given = [
-                sum(map(bit, _model_pass(rules, deal[s], count))) if s != me else 0
-                for s in range(n)
-            ]
+                    mask = sum(map(bit, hand))
+                    gone = _model_pass_mask(tables, rules.spade_penalties, hand, mask, count)
+                    after[seat] |= mask & ~gone
+                    after[targets[seat]] |= gone
+            fixed: list[int] = []
+            first_leader = 0
+            for seat, mask in enumerate(after):
+                if mask & lead_bit:
+                    first_leader = seat
+                fixed += (mask & 0x1FFF, mask >> 13 & 0x1FFF, mask >> 26 & 0x1FFF, mask >> 39)
             for c in alive:
-                hands = dealt[:]
-                given[me] = pool_masks[c]
-                for giver in range(n):
-                    hands[giver] &= ~given[giver]
-                    hands[targets[giver]] |= given[giver]
-                split: list[int] = []
-                leader = 0
-                for seat, mask in enumerate(hands):
-                    if mask >> table.lead_index & 1:
-                        leader = seat
-                    split += (mask & 0x1FFF, mask >> 13 & 0x1FFF, mask >> 26 & 0x1FFF, mask >> 39)
+                gift = pool_masks[c]
+                mask = after[me] & ~gift
+                split = fixed[:]
+                split[me * 4 : me * 4 + 4] = (
+                    mask & 0x1FFF, mask >> 13 & 0x1FFF, mask >> 26 & 0x1FFF, mask >> 39
+                )
+                mask = after[to] | gift
+                split[to * 4 : to * 4 + 4] = (
+                    mask & 0x1FFF, mask >> 13 & 0x1FFF, mask >> 26 & 0x1FFF, mask >> 39
+                )
+                leader = to if gift & lead_bit else first_leader
                 tallies = [0] * n
                 policy_out(
                     table, split, tallies, leader, (), False, True, rnd, config.noise, -1, moon_at
                 )
-                sums[c] += scorer.utilities(tallies)[me]
+                # hand_points' common case (no moon, no J♦ taken): the points are the tallies
+                if plain and max(tallies) < JACK_MARK and (total <= 0 or total not in tallies):
+                    sums[c] -= tallies[me]
+                else:
+                    sums[c] += scorer.utilities(tallies)[me]
                 used += 1
         if len(alive) <= 2:
             continue
