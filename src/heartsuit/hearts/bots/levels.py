@@ -26,7 +26,8 @@ NORMAL = SearchConfig(playouts=180, passing=PassConfig(playouts=300))
 # search.guarded_moves) against a lone taker of 8 points or more. A median card about 5 ms
 # compiled and 12 ms as Python modules, a pass about 33 / 78 ms; as strong as the same search
 # pruned at 2 errors from 16 worlds (which cost 19 / 34 ms a card) within the arena's interval
-# (docs/hearts-bots.md, "Current figures")
+# (docs/hearts-bots.md, "Current figures"), but not against a published C++ program, where
+# the pruning costs about half a point a hand ("Against a published program")
 HARD = SearchConfig(
     playouts=2500,
     prune_z=1.5,
