@@ -13,6 +13,7 @@ from heartsuit.hearts.bots.passing import PassConfig
 from heartsuit.hearts.bots.search import (
     SearchBot,
     SearchConfig,
+    _survivors,
     guarded_moves,
     moon_hand,
     moon_threat,
@@ -93,6 +94,52 @@ def test_the_pruned_search_is_seeded_and_stops_early_when_one_card_is_best() -> 
         if len(set(view.legal)) > 1 and bot.last_playouts < BUDGET - len(view.legal):
             early += 1
     assert early
+
+
+def test_survivors_drop_a_clearly_worse_card_and_say_when_the_rest_are_close() -> None:
+    worlds = 40
+    best = [float(-(w % 3)) for w in range(worlds)]
+    # a card that is sometimes better, sometimes worse: 0.025 worse on average, its paired
+    # loss's standard error about 0.12; and one 4.5 points worse in every world
+    near = [v - (1.0, -1.0, 0.5, -0.4)[w % 4] for w, v in enumerate(best)]
+    worse = [v - 4.0 - (w % 2) for w, v in enumerate(best)]
+    values = [best, near, worse]
+    plain = SearchConfig(prune_z=2.0)
+    assert _survivors(values, [0, 1, 2], worlds, plain) == ([0, 1], False)
+    # within 0.3 points of the best allowing two standard errors (0.025 + 2 × 0.12) ...
+    assert _survivors(values, [0, 1, 2], worlds, replace(plain, prune_close=0.3)) == ([0, 1], True)
+    # ... but not within 0.2, nor within 0.3 allowing five errors
+    assert _survivors(values, [0, 1, 2], worlds, replace(plain, prune_close=0.2)) == (
+        [0, 1],
+        False,
+    )
+    five = replace(plain, prune_close=0.3, close_z=5.0)
+    assert _survivors(values, [0, 1, 2], worlds, five) == ([0, 1], False)
+    # a card dropped is not asked to be close
+    assert _survivors([best, worse], [0, 1], worlds, replace(plain, prune_close=0.3)) == (
+        [0],
+        True,
+    )
+
+
+def test_the_pruned_search_stops_when_the_cards_left_are_close() -> None:
+    # with every card "close" the search stops at its first check: prune_after worlds a card
+    close = replace(PRUNED, prune_after=10, prune_close=1000.0)
+    stopped = 0
+    for seed in range(6):
+        hand = random_position(Rules(), seed, 9 + seed)
+        view = hand.view(hand.to_play or 0)
+        legal = len(set(view.legal))
+        if legal < 2:
+            continue
+        bot = SearchBot(seed, close)
+        assert bot.choose_play(view) in view.legal
+        assert bot.last_playouts <= 10 * legal
+        full = SearchBot(seed, replace(close, prune_close=0.0))
+        full.choose_play(view)
+        if bot.last_playouts < full.last_playouts:
+            stopped += 1
+    assert stopped
 
 
 def test_the_level_hard_is_seeded_and_defends() -> None:

@@ -85,6 +85,11 @@ class SearchConfig:
     prune_z: float = 0.0
     prune_after: int = 24
     prune_every: int = 8
+    # PIMC with pruning, when positive: also stop at a check when every live card is within
+    # this many points of the best one, counting ``close_z`` standard errors of the paired
+    # difference (the choice among them is worth less than that; 0: off)
+    prune_close: float = 0.0
+    close_z: float = 2.0
     # PIMC: when one other seat may be running for the moon (:func:`moon_threat`), this share
     # of the worlds is played out with that seat shooting and only this seat defending (beat
     # it, feed it nothing), so a world where it can run the rest counts as a moon unless this
@@ -486,7 +491,9 @@ class _Search:
         Every live card plays every world, so two cards are compared world by world (paired):
         a card is dropped when its mean loss to the best card so far is more than
         ``prune_z`` standard errors of that loss. The search stops when one card is left, when
-        the playout budget is spent, or after as many worlds as it would deal without pruning.
+        every live card is within ``prune_close`` points of the best one (``close_z`` errors
+        allowed), when the playout budget is spent, or after as many worlds as it would deal
+        without pruning.
         """
         config = self.config
         budget = self.budget
@@ -508,7 +515,9 @@ class _Search:
             for k, value in zip(alive, got, strict=True):
                 values[k].append(value)
             if worlds == check:
-                alive = _survivors(values, alive, worlds, config.prune_z)
+                alive, close = _survivors(values, alive, worlds, config)
+                if close:
+                    break
                 # checks grow apart (each costs a pass over every world so far)
                 check = max(check + config.prune_every, check * 5 // 4)
         # every live card has played every world so far: the best sum is the best mean
@@ -575,10 +584,16 @@ class _Search:
         return moves[max(range(len(moves)), key=visits.__getitem__)]
 
 
-def _survivors(values: list[list[float]], alive: list[int], worlds: int, z: float) -> list[int]:
-    """The live cards not clearly worse than the best one (each has played all ``worlds``)."""
+def _survivors(
+    values: list[list[float]], alive: list[int], worlds: int, config: SearchConfig
+) -> tuple[list[int], bool]:
+    """The live cards not clearly worse than the best one (each has played all ``worlds``),
+    and whether they are all close to it (``config.prune_close``: the search may stop)."""
     best = max(alive, key=lambda k: sum(values[k]))
     top = values[best]
+    z = config.prune_z
+    near = config.prune_close
+    close = near > 0
     keep = []
     for k in alive:
         if k == best:
@@ -590,7 +605,10 @@ def _survivors(values: list[list[float]], alive: list[int], worlds: int, z: floa
         # a card that lost every world by the same amount (var 0) is clearly worse too
         if mean <= 0 or mean * mean * worlds <= z * z * var:
             keep.append(k)
-    return keep
+            # its loss to the best is at most ``near``, allowing ``close_z`` standard errors
+            if close and mean + config.close_z * math.sqrt(max(var, 0.0) / worlds) >= near:
+                close = False
+    return keep, close
 
 
 class _CancelSearch:
