@@ -244,7 +244,7 @@ def test_the_levels_plan_lists_every_comparison(capsys: pytest.CaptureFixture[st
                  "normal,easy,easy,easy", "easy,random,random,random"):
         assert f"--bots {bots} " in out
     assert out.count("--mode matches") == len(PRESET_NAMES)
-    assert "--preset cancellation" in out and "runs/hard-vs-heuristic-z15.jsonl" in out
+    assert "--preset cancellation" in out and "runs/hard-vs-heuristic-close.jsonl" in out
 
 
 def test_the_moons_plan_seats_each_level_against_three_moon_hunters(
@@ -254,7 +254,7 @@ def test_the_moons_plan_seats_each_level_against_three_moon_hunters(
     out = capsys.readouterr().out
     for level in ("easy", "normal", "hard", "hard6000"):
         assert f"--bots {level},moonhunter,moonhunter,moonhunter --hands 120 " in out
-    assert "runs/hard-vs-moonhunter-z15.jsonl" in out  # not the file of the hard before
+    assert "runs/hard-vs-moonhunter-close.jsonl" in out  # not the file of the hard before
 
 
 def test_no_suite_file_name_is_one_of_an_earlier_bot() -> None:
@@ -263,6 +263,7 @@ def test_no_suite_file_name_is_one_of_an_earlier_bot() -> None:
     earlier = {
         "hard-vs-heuristic", "hard-vs-normal", "hard100-vs-heuristic",
         "hard-vs-heuristic-pruned", "hard-vs-normal-pruned", "hard-vs-moonhunter",
+        "hard-vs-heuristic-z15", "hard-vs-normal-z15", "hard-vs-moonhunter-z15",
     }
     names = [c.name for comparisons in SUITES.values() for c in comparisons]
     assert not earlier & set(names)

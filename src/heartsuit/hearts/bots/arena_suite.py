@@ -49,18 +49,20 @@ def _deals_for_200_matches(preset: str) -> int:
 
 SUITES: dict[str, tuple[Comparison, ...]] = {
     "levels": (
-        # "-z15": the files of today's hard, which stops searching a card 1.5 standard errors
-        # worse than the best (the "-pruned" files are of the hard that did so at 2 errors, and
-        # hard-vs-heuristic.jsonl and hard-vs-normal.jsonl of the hard that searched every card
-        # on its full budget, now hard6000): a suite never goes on from an earlier player's file
+        # "-close": the files of today's hard, which stops searching a card 2.5 standard errors
+        # worse than the best from 24 worlds and stops when the cards left are close (the
+        # "-z15" files are of the hard that pruned at 1.5 errors from 12 worlds, "-pruned" of
+        # the one that pruned at 2 from 16, and hard-vs-heuristic.jsonl and hard-vs-normal.jsonl
+        # of the hard that searched every card on its full budget, now hard6000): a suite never
+        # goes on from an earlier player's file
         Comparison(
-            "hard-vs-heuristic-z15",
+            "hard-vs-heuristic-close",
             "hard against three heuristic players: points per hand",
             _one_against("hard", "heuristic"),
             500,
         ),
         Comparison(
-            "hard-vs-normal-z15",
+            "hard-vs-normal-close",
             "hard against three normal players: points per hand",
             _one_against("hard", "normal"),
             # 2,000 seat-hands, as against the heuristic: at 400 the interval (about ±0.9)
@@ -95,7 +97,7 @@ SUITES: dict[str, tuple[Comparison, ...]] = {
     "moons": tuple(
         Comparison(
             # today's hard writes its own file (hard-vs-moonhunter.jsonl is the hard before)
-            f"{level}-vs-moonhunter" + ("-z15" if level == "hard" else ""),
+            f"{level}-vs-moonhunter" + ("-close" if level == "hard" else ""),
             f"{level} against three moon hunters: moons let through, points per hand",
             _one_against(level, "moonhunter"),
             # 480 seat-hands: at 240 a difference of a dozen moons was within the noise

@@ -20,18 +20,21 @@ GUARD_POINTS = 8
 
 # p95 under 50 ms per decision on one core of the development machine
 NORMAL = SearchConfig(playouts=180, passing=PassConfig(playouts=300))
-# up to 2,500 playouts a card, but from 12 worlds on a card clearly worse than the best (1.5
+# up to 2,500 playouts a card, but from 24 worlds on a card clearly worse than the best (2.5
 # standard errors of the paired difference) stops being searched, and the search stops when
-# one card is left; pass 1,600 playouts; moon defence on (search.moon_threat,
+# one card is left or when every card left is within 0.35 points of the best (two standard
+# errors allowed); pass 1,600 playouts; moon defence on (search.moon_threat,
 # search.guarded_moves) against a lone taker of 8 points or more. A median card about 5 ms
-# compiled and 12 ms as Python modules, a pass about 33 / 78 ms; as strong as the same search
-# pruned at 2 errors from 16 worlds (which cost 19 / 34 ms a card) within the arena's interval
-# (docs/hearts-bots.md, "Current figures"), but not against a published C++ program, where
-# the pruning costs about half a point a hand ("Against a published program")
+# compiled and 11 ms as Python modules (mean 12 / 32 ms; in whole matches half as much again as
+# the 1.5-error rule), a pass about 28 / 76 ms. As strong as
+# the same search unpruned against a published C++ program, and half a point a hand stronger
+# there than pruning at 1.5 errors from 12 worlds, which cost as much a median card
+# (docs/hearts-bots.md, "Current figures" and "Against a published program")
 HARD = SearchConfig(
     playouts=2500,
-    prune_z=1.5,
-    prune_after=12,
+    prune_z=2.5,
+    prune_after=24,
+    prune_close=0.35,
     passing=PassConfig(playouts=1600),
     moon_guard=MOON_GUARD,
     guard_points=GUARD_POINTS,

@@ -1,13 +1,13 @@
 """Where the computer players of Hearts tables think: a pool of worker processes.
 
 The serving thread never thinks for a computer (DESIGN.md): a search holds the GIL for
-milliseconds (``normal``) to a fifth of a second (``hard``), and every socket of the process
-would wait behind it. So a decision is sent to a :class:`ThinkingPool`, a
-:class:`concurrent.futures.ProcessPoolExecutor` sized from the cores, and awaited there while
-the event loop serves everyone else. What crosses into a worker is what
-:func:`heartsuit.hearts.driver.decide` takes: the seat's view (pickled as a plain
-:class:`~heartsuit.hearts.view.SeatView`: the seat's own cards and public facts, never the
-match, which holds every hand), the level and the seed; the action comes back. The service
+milliseconds (``normal``) to tens of milliseconds (``hard``, as Python modules up to a tenth
+of a second and more), and every socket of the process would wait behind it. So a decision
+is sent to a :class:`ThinkingPool`, a :class:`concurrent.futures.ProcessPoolExecutor` sized
+from the cores, and awaited there while the event loop serves everyone else. What crosses
+into a worker is what :func:`heartsuit.hearts.driver.decide` takes: the seat's view (pickled
+as a plain :class:`~heartsuit.hearts.view.SeatView`: the seat's own cards and public facts,
+never the match, which holds every hand), the level and the seed; the action comes back. The service
 calls it under the table's lock, as it did a thread, so nothing changes the match meanwhile, and
 the seed is still derived from (table, version, seat) by the service, so the pool makes the
 choice the in-process path makes.
