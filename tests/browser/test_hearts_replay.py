@@ -22,7 +22,7 @@ from heartsuit.hearts import Match
 from heartsuit.server.hearts.live_table import LiveTable
 from tests.browser import axe
 from tests.browser.conftest import ServerProcess, screenshot
-from tests.hearts_support import table_log
+from tests.hearts_support import table_log, waited
 
 pytestmark = pytest.mark.browser
 
@@ -75,6 +75,11 @@ def play_to_the_end(server: ServerProcess, **create: Any) -> tuple[str, str]:
             elif time.monotonic() - since > STUCK_SECONDS:
                 raise AssertionError(f"the match stood still at version {version}")
             view = state["view"]
+            if 0 in waited(state) and 0 not in state["awaiting"]:
+                # between hands the computers wait for the person's "next hand" (a hand with
+                # no pass, led by a computer, has nothing else for the person to do)
+                me.ask("hearts.next", table=table, token=token)
+                continue
             if view is None or 0 not in state["awaiting"]:
                 time.sleep(0.02)
                 continue
