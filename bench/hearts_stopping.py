@@ -38,12 +38,10 @@ from heartsuit.hearts.bots.search import (
     SearchConfig,
     _Search,
     _survivors,
+    compared_moves,
     decision_seed,
-    equivalent_groups,
-    guarded_moves,
-    moon_threat,
+    defended,
 )
-from heartsuit.hearts.fast_tables import card_index
 from heartsuit.hearts.rules import Rules
 from heartsuit.hearts.view import SeatView
 
@@ -74,15 +72,9 @@ class Rule:
 def record(view: SeatView, config: SearchConfig, seed: int) -> list[list[float]] | None:
     """Every card's value in twice the worlds ``config``'s budget allows a card, as the pruned
     search would compare them (None: the search chooses this card another way)."""
-    legal = list(dict.fromkeys(view.legal))
-    if config.moon_guard > 0:
-        threat = moon_threat(view, config.guard_points)
-        if threat >= 0:
-            legal = guarded_moves(view, legal, threat)
+    legal = defended(view, list(dict.fromkeys(view.legal)), config)
     search = _Search(view, config, decision_seed(seed, view, "play"))
-    moves = [card_index(c) for c in legal]
-    if config.merge_equivalent:
-        moves = [group[0] for group in equivalent_groups(search.table, view, moves)]
+    moves = compared_moves(search, legal)
     if len(moves) < 2 or search.moon_possible() or config.playouts is None:
         return None
     worlds = -(-config.playouts // len(moves))

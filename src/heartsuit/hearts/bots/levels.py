@@ -26,10 +26,10 @@ NORMAL = SearchConfig(playouts=180, passing=PassConfig(playouts=300))
 # errors allowed); pass 1,600 playouts; moon defence on (search.moon_threat,
 # search.guarded_moves) against a lone taker of 8 points or more. A median card about 5 ms
 # compiled and 11 ms as Python modules (mean 12 / 32 ms; in whole matches half as much again as
-# the 1.5-error rule), a pass about 28 / 76 ms. As strong as
-# the same search unpruned against a published C++ program, and half a point a hand stronger
-# there than pruning at 1.5 errors from 12 worlds, which cost as much a median card
-# (docs/hearts-bots.md, "Current figures" and "Against a published program")
+# the 1.5-error rule), a pass about 28 / 76 ms. As strong as the same search unpruned against a
+# published C++ program, and half a point a hand stronger there than pruning at 1.5 errors from
+# 12 worlds, which cost as much a median card (docs/hearts-bots.md, "Current figures" and
+# "Against a published program")
 HARD = SearchConfig(
     playouts=2500,
     prune_z=2.5,

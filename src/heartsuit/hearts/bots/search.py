@@ -197,6 +197,25 @@ def decision_seed(seed: int, view: SeatView, what: str) -> int:
     return derive_seed(f"{what}/{seed}/{view.seat}/{view.hand_number}/{played}/{hand}", 0)
 
 
+def defended(view: SeatView, legal: list[Card], config: SearchConfig) -> list[Card]:
+    """The ``legal`` cards the search may choose from: with ``config.moon_guard`` and a seat
+    running for the moon (:func:`moon_threat`), those :func:`guarded_moves` allows."""
+    if config.moon_guard > 0:
+        threat = moon_threat(view, config.guard_points)
+        if threat >= 0:
+            return guarded_moves(view, legal, threat)
+    return legal
+
+
+def compared_moves(search: _Search, legal: list[Card]) -> list[int]:
+    """The moves PIMC compares for ``legal``: one card of each set of equivalent cards when
+    the search merges them (:func:`equivalent_groups`)."""
+    moves = [card_index(c) for c in legal]
+    if search.config.merge_equivalent:
+        moves = [group[0] for group in equivalent_groups(search.table, search.view, moves)]
+    return moves
+
+
 def equivalent_groups(table: Table, view: SeatView, moves: list[int]) -> list[list[int]]:
     """The legal ``moves`` in sets of cards that are worth the same, lowest card first.
 
@@ -273,20 +292,14 @@ class SearchBot:
             index = cancel.pimc(sorted(card_index(c) for c in legal))
             self.last_playouts = cancel.budget.used
             return index_card(index)
-        if self.config.moon_guard > 0:
-            threat = moon_threat(view, self.config.guard_points)
-            if threat >= 0:
-                legal = guarded_moves(view, legal, threat)
-                if len(legal) == 1:
-                    return legal[0]
+        legal = defended(view, legal, self.config)
+        if len(legal) == 1:
+            return legal[0]
         search = _Search(view, self.config, seed)
         if self.config.algorithm == "ismcts":
             index = search.ismcts([card_index(c) for c in legal])
         else:
-            moves = [card_index(c) for c in legal]
-            if self.config.merge_equivalent:
-                groups = equivalent_groups(search.table, view, moves)
-                moves = [group[0] for group in groups]
+            moves = compared_moves(search, legal)
             index = search.pimc(moves) if len(moves) > 1 else moves[0]
         self.last_playouts = search.budget.used
         return index_card(index)
