@@ -29,7 +29,7 @@ whenever the knowledge is consistent.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from heartsuit.cards import Card, Suit
 from heartsuit.hearts.fast_tables import card_index, index_card
@@ -196,6 +196,20 @@ def _ranks(suit: Suit, low: int, high: int) -> int:
         return 0
     base = 13 * _suit_order(suit)
     return ((1 << (high - low - 1)) - 1) << (base + low - 1)
+
+
+# what a seat running for the moon holds: every queen, king and ace, and J♥
+RUNNER_CARDS = sum(1 << (suit * 13 + r) for suit in range(4) for r in range(10, 13)) | 1 << 35
+
+
+def runner_hint(know: Knowledge, runner: int, cards: int = RUNNER_CARDS) -> Knowledge:
+    """``know`` doubting (soft, as :func:`unlikely_cards`) that any seat but ``runner`` holds
+    ``cards``: a seat running for the moon holds the cards that win the tricks it needs."""
+    unlikely = list(know.unlikely) or [0] * (know.players + 1)
+    for seat in range(know.players):
+        if seat not in (know.seat, runner):
+            unlikely[seat] |= cards
+    return replace(know, unlikely=tuple(unlikely))
 
 
 def play_hints(view: SeatView, records: list[TrickRecord]) -> list[int]:
