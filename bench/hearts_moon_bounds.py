@@ -2,12 +2,13 @@
 where some hidden cards are.
 
     .venv/bin/python bench/hearts_moon_bounds.py --deals 120 --reveal none,all,hearts,high \\
-        [--when start|1|8] [--oracle docs/arena/hard-vs-moonhunter-close.jsonl] [--workers 2]
+        [--when start|1|8] [--pass] [--oracle docs/arena/hard-vs-moonhunter-close.jsonl] \\
+        [--workers 2]
 
 Each deal is played four times, `hard` in each seat in turn against three `moonhunter`s, with
 the decisions seeded as the arena seeds them (so ``--reveal none`` is the arena's own
-``moons`` comparison for ``hard``, deal for deal). While it plays a card (the pass is never
-told anything), `hard`'s search is given more than its seat sees:
+``moons`` comparison for ``hard``, deal for deal). While it plays a card (the pass is told
+nothing unless ``--pass``), `hard`'s search is given more than its seat sees:
 
 * ``all``: every world it samples is the true deal;
 * ``hearts``, ``highhearts`` (J♥ and up), ``high`` (every queen, king and ace), ``top`` (every
@@ -21,6 +22,10 @@ told anything), `hard`'s search is given more than its seat sees:
   results file holds a queen, king or ace or a heart from the jack up: a perfect detector of
   the seat that will run, fed to the sampling as a hint.
 
+``--pass`` also tells `hard`'s pass the deal: the pass search's worlds are the true hands
+before the pass (the other seats' passes are still its model's guesses), whatever
+``--reveal`` says of the card play.
+
 ``--when 1`` (or 8) tells it only while one other seat has taken every point so far and at
 least that many (:func:`heartsuit.hearts.bots.search.moon_threat`); ``start`` from the first
 card. It prints, per reveal, the moons let through and `hard`'s points a hand. The search is
@@ -32,14 +37,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import random
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, MutableSequence
 from dataclasses import replace
 from multiprocessing import Pool
 from pathlib import Path
+from typing import Any
 
+from heartsuit.cards import Card
 from heartsuit.hearts import Hand, Rules
 from heartsuit.hearts.bots import make_bot, search
+from heartsuit.hearts.bots.passing import PassConfig
 from heartsuit.hearts.bots.sampling import Knowledge, runner_hint
 from heartsuit.hearts.driver import SeatPlayer, advance
 from heartsuit.hearts.fast_tables import card_index
@@ -61,7 +70,9 @@ _shooter = -1  # the oracle's runner in this hand (-1: none)
 _seat = -1  # hard's seat in this hand: only its searches are told (the hunters search too)
 _reveal = "none"
 _when = 0  # reveal only while moon_threat(view, _when) names a seat (0: from the start)
+_pass = False  # also tell hard's pass the deal
 _original_knowledge = search.knowledge
+_original_choose_pass = search.choose_pass_by_playouts
 _original_world_masks = search._Search.world_masks
 
 
@@ -134,12 +145,47 @@ def set_hand(hand: Hand | None, seat: int = -1, shooter: int = -1) -> None:
     _hand, _seat, _shooter = hand, seat, shooter
 
 
-def install(reveal: str, when: int) -> None:
-    """Patch this process's search to be told what ``reveal`` names (``when`` as --when)."""
-    global _reveal, _when
-    _reveal, _when = reveal, when
+class _TrueDeal(random.Random):
+    """A pass search's generator whose shuffle deals the true hands: the pass search deals
+    the cards it does not hold to the other seats in seat order, from one shuffled list."""
+
+    def __init__(self, rng: random.Random, order: list[int]) -> None:
+        super().__init__()
+        self.rng = rng
+        self.order = order
+
+    def random(self) -> float:
+        return self.rng.random()
+
+    def shuffle(self, x: MutableSequence[Any]) -> None:  # type: ignore[override]
+        if sorted(x) != sorted(self.order):
+            raise AssertionError("the pass search deals other cards than the true hands")
+        x[:] = self.order
+
+
+def _choose_pass(
+    view: SeatView, config: PassConfig, rng: random.Random
+) -> tuple[tuple[Card, ...], int]:
+    hand = _hand
+    if not _pass or hand is None or view.seat != _seat:
+        return _original_choose_pass(view, config, rng)
+    order = [
+        card_index(c)
+        for seat in range(view.rules.players)
+        if seat != view.seat
+        for c in hand.view(seat).hand
+    ]
+    return _original_choose_pass(view, config, _TrueDeal(rng, order))
+
+
+def install(reveal: str, when: int, tell_pass: bool = False) -> None:
+    """Patch this process's search to be told what ``reveal`` names (``when`` as --when;
+    ``tell_pass``: the pass is told the deal too)."""
+    global _reveal, _when, _pass
+    _reveal, _when, _pass = reveal, when, tell_pass
     search.knowledge = _knowledge  # type: ignore[assignment]
     search._Search.world_masks = _world_masks  # type: ignore[method-assign]
+    search.choose_pass_by_playouts = _choose_pass
 
 
 def play_deal(deal: int, oracle: dict[tuple[int, int], int]) -> list[tuple[int, int, int]]:
@@ -186,15 +232,20 @@ def _work(args: tuple[int, dict[tuple[int, int], int]]) -> list[tuple[int, int, 
 
 
 def measure(
-    reveal: str, when: int, deals: int, workers: int, oracle: dict[tuple[int, int], int]
+    reveal: str,
+    when: int,
+    deals: int,
+    workers: int,
+    oracle: dict[tuple[int, int], int],
+    tell_pass: bool = False,
 ) -> tuple[int, float]:
     """Moons let through by `hard` over ``deals`` deals × 4, and its points a hand."""
     jobs = [(deal, oracle) for deal in range(deals)]
     if workers > 1:
-        with Pool(workers, initializer=install, initargs=(reveal, when)) as pool:
+        with Pool(workers, initializer=install, initargs=(reveal, when, tell_pass)) as pool:
             results = pool.map(_work, jobs)
     else:
-        install(reveal, when)
+        install(reveal, when, tell_pass)
         results = [_work(job) for job in jobs]
     games = [game for result in results for game in result]
     conceded = sum(1 for rotation, shooter, _ in games if shooter not in (-1, rotation))
@@ -209,6 +260,7 @@ def main() -> None:
     parser.add_argument("--when", default="start")
     parser.add_argument("--oracle", type=Path, default=None)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--pass", dest="tell_pass", action="store_true", help="tell the pass too")
     args = parser.parse_args()
     try:
         reveals = parse_reveals(args.reveal)
@@ -220,9 +272,10 @@ def main() -> None:
     if "oracle" in reveals and args.oracle is None:
         parser.error("--reveal oracle needs --oracle RESULTS.jsonl (hard against 3 hunters)")
     oracle = read_oracle(args.oracle) if args.oracle is not None else {}
-    print(f"hard against 3 {HUNTER}s, {args.deals} deals × 4, told from {args.when}")
+    told = "; the pass told the deal" if args.tell_pass else ""
+    print(f"hard against 3 {HUNTER}s, {args.deals} deals × 4, told from {args.when}{told}")
     for reveal in reveals:
-        conceded, points = measure(reveal, when, args.deals, args.workers, oracle)
+        conceded, points = measure(reveal, when, args.deals, args.workers, oracle, args.tell_pass)
         hands = 4 * args.deals
         print(f"{reveal:11} moons let through {conceded:3}/{hands}  points a hand {points:.2f}")
         sys.stdout.flush()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import random
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +17,7 @@ from heartsuit.hearts import Hand, Rules
 from heartsuit.hearts.bots import search
 from heartsuit.hearts.bots.arena import ArenaSettings, play_deal
 from heartsuit.hearts.bots.levels import HARD
+from heartsuit.hearts.bots.passing import PassConfig
 from heartsuit.hearts.bots.sampling import Sampler, knowledge, runner_hint
 from heartsuit.hearts.fast_tables import card_index
 from heartsuit.shuffle import Rng
@@ -28,6 +30,9 @@ def bounds(monkeypatch: pytest.MonkeyPatch) -> Iterator[ModuleType]:
     # install() patches the search module: these put the originals back afterwards
     monkeypatch.setattr(search, "knowledge", vars(search)["knowledge"])
     monkeypatch.setattr(search._Search, "world_masks", search._Search.world_masks)
+    monkeypatch.setattr(
+        search, "choose_pass_by_playouts", vars(search)["choose_pass_by_playouts"]
+    )
     spec = importlib.util.spec_from_file_location("hearts_moon_bounds", BENCH)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
@@ -134,3 +139,36 @@ def test_the_oracle_is_read_from_a_results_file(bounds: ModuleType, tmp_path: Pa
     path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     # the one-against seat's own moon (rotation 1 of deal 0) is not a runner against it
     assert bounds.read_oracle(path) == {(0, 0): 2, (1, 1): 3}
+
+
+def test_the_pass_told_the_deal_searches_the_true_hands(
+    bounds: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    hand = Hand.deal(Rules(), 1, hand_number=0)  # a pass to the left
+    seen: list[list[int]] = []
+
+    def spy(view: object, config: PassConfig, rng: random.Random) -> tuple[tuple[()], int]:
+        others = list(range(52))
+        mine = {card_index(c) for c in hand.view(1).hand}
+        others = [i for i in others if i not in mine]
+        rng.shuffle(others)
+        seen.append(others)
+        return (), 0
+
+    truth = [card_index(c) for s in (0, 2, 3) for c in hand.view(s).hand]
+    bounds.install("none", 0, True)
+    bounds.set_hand(hand, 1)
+    try:
+        # the real pass search runs on the true hands (its shuffle checks it is given them)
+        passed, used = bounds._choose_pass(hand.view(1), PassConfig(), random.Random(1))
+        assert len(passed) == 3 and set(passed) <= set(hand.view(1).hand) and used > 0
+        monkeypatch.setattr(bounds, "_original_choose_pass", spy)
+        bounds._choose_pass(hand.view(1), PassConfig(), random.Random(1))
+        bounds.install("none", 0, False)  # without --pass it is told nothing
+        bounds._choose_pass(hand.view(1), PassConfig(), random.Random(1))
+    finally:
+        bounds.set_hand(None)
+    assert seen[0] == truth
+    assert seen[1] != truth and sorted(seen[1]) == sorted(truth)
+    with pytest.raises(AssertionError):
+        bounds._TrueDeal(random.Random(1), truth).shuffle(truth[:-1])
