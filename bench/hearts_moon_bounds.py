@@ -48,6 +48,7 @@ from typing import Any
 from heartsuit.cards import Card
 from heartsuit.hearts import Hand, Rules
 from heartsuit.hearts.bots import make_bot, search
+from heartsuit.hearts.bots.arena_result import DealResult
 from heartsuit.hearts.bots.passing import PassConfig
 from heartsuit.hearts.bots.sampling import Knowledge, runner_hint
 from heartsuit.hearts.driver import SeatPlayer, advance
@@ -216,14 +217,13 @@ def _bot(name: str, seed: int) -> search.SearchBot:
 def read_oracle(path: Path) -> dict[tuple[int, int], int]:
     """(deal, rotation) -> the seat that shot the moon against the one-against seat, from an
     arena results file of `hard` (or any bot) against three others."""
-    lines = path.read_text().splitlines()
     out: dict[tuple[int, int], int] = {}
-    for line in lines[1:]:
-        row = json.loads(line)
-        for rotation, game in enumerate(row["games"]):
-            shooters = [s for s in game["shooters"] if s != rotation]
+    for line in path.read_text().splitlines()[1:]:  # the first line holds the settings
+        result = DealResult.from_dict(json.loads(line))
+        for rotation, game in enumerate(result.games):
+            shooters = [s for s in game.shooters if s != rotation]
             if shooters:
-                out[(row["deal"], rotation)] = shooters[0]
+                out[(result.deal, rotation)] = shooters[0]
     return out
 
 

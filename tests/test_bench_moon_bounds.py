@@ -131,10 +131,13 @@ def test_told_nothing_it_plays_the_arenas_deal(bounds: ModuleType) -> None:
 
 def test_the_oracle_is_read_from_a_results_file(bounds: ModuleType, tmp_path: Path) -> None:
     path = tmp_path / "r.jsonl"
+    def game(shooters: list[int]) -> dict[str, object]:
+        return {"points": [0, 0, 0, 0], "hands": 1, "shooters": shooters, "winners": []}
+
     rows = [
         {"arena": 1},
-        {"deal": 0, "games": [{"shooters": [2]}, {"shooters": [1]}, {"shooters": []}]},
-        {"deal": 1, "games": [{"shooters": []}, {"shooters": [3]}]},
+        {"deal": 0, "games": [game([2]), game([1]), game([])]},
+        {"deal": 1, "games": [game([]), game([3])]},
     ]
     path.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
     # the one-against seat's own moon (rotation 1 of deal 0) is not a runner against it
