@@ -247,14 +247,17 @@ def test_the_levels_plan_lists_every_comparison(capsys: pytest.CaptureFixture[st
     assert "--preset cancellation" in out and "runs/hard-vs-heuristic-close.jsonl" in out
 
 
-def test_the_moons_plan_seats_each_level_against_three_moon_hunters(
+def test_the_moons_plan_seats_each_level_against_three_moon_hunters_then_one(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     assert main(["hearts", "arena", "--suite", "moons", "--plan", "--out", "runs"]) == 0
     out = capsys.readouterr().out
     for level in ("easy", "normal", "hard", "hard6000"):
         assert f"--bots {level},moonhunter,moonhunter,moonhunter --hands 120 " in out
+        assert f"--bots {level},moonhunter,normal,normal --hands 120 " in out
+        assert f"runs/{level}-vs-moonhunter-normal.jsonl" in out
     assert "runs/hard-vs-moonhunter-close.jsonl" in out  # not the file of the hard before
+    assert out.count("--bots ") == 8
 
 
 def test_no_suite_file_name_is_one_of_an_earlier_bot() -> None:

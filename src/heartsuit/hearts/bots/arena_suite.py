@@ -6,7 +6,8 @@ duplicate deals; ``hard`` one-against-the-rest in whole matches to 100 (share of
 even being one seat's share) in the standard rules and in every other preset; and, from every
 comparison, how often each bot shoots the moon and lets another seat shoot. ``moons`` seats
 each level against three moon hunters (``moonhunter``: a search seat that goes for the moon
-whenever it plausibly can) and counts the moons it lets through. Each comparison keeps its own
+whenever it plausibly can) and counts the moons it lets through, and then against one moon
+hunter and two ``normal`` players, who defend once the moon shows. Each comparison keeps its own
 results file in the output directory, so a stopped suite goes on where it stopped; a file's
 name says what it compares (``docs/README.md`` lists the committed ones).
 """
@@ -46,6 +47,8 @@ def _deals_for_200_matches(preset: str) -> int:
     """Enough match deals that every seat rotation together makes at least 200 matches."""
     return -(-200 // Rules.preset(preset).players)
 
+
+MOON_LEVELS = ("hard", "hard6000", "normal", "easy")
 
 SUITES: dict[str, tuple[Comparison, ...]] = {
     "levels": (
@@ -94,16 +97,30 @@ SUITES: dict[str, tuple[Comparison, ...]] = {
             for preset in PRESET_NAMES
         ),
     ),
-    "moons": tuple(
-        Comparison(
-            # today's hard writes its own file (hard-vs-moonhunter.jsonl is the hard before)
-            f"{level}-vs-moonhunter" + ("-close" if level == "hard" else ""),
-            f"{level} against three moon hunters: moons let through, points per hand",
-            _one_against(level, "moonhunter"),
-            # 480 seat-hands: at 240 a difference of a dozen moons was within the noise
-            120,
-        )
-        for level in ("hard", "hard6000", "normal", "easy")
+    "moons": (
+        *(
+            Comparison(
+                # today's hard writes its own file (hard-vs-moonhunter.jsonl is the hard before)
+                f"{level}-vs-moonhunter" + ("-close" if level == "hard" else ""),
+                f"{level} against three moon hunters: moons let through, points per hand",
+                _one_against(level, "moonhunter"),
+                # 480 seat-hands: at 240 a difference of a dozen moons was within the noise
+                120,
+            )
+            for level in MOON_LEVELS
+        ),
+        *(
+            # one hunter among players that defend: the moons it lands are the ones the level
+            # lets through (the two normal seats feed it nothing once it shows)
+            Comparison(
+                f"{level}-vs-moonhunter-normal",
+                f"{level} against one moon hunter and two normal players: the hunter's moons, "
+                "points per hand",
+                (level, "moonhunter", "normal", "normal"),
+                120,
+            )
+            for level in MOON_LEVELS
+        ),
     ),
 }
 
