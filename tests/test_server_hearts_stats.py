@@ -128,14 +128,23 @@ async def play(
     *,
     until: Callable[[LiveTable], bool] = lambda live: live.status == "over",
 ) -> LiveTable:
-    """The people act by ``policy`` until ``until`` (by default: the match is over)."""
+    """The people act by ``policy`` until ``until`` (by default: the match is over), and say
+    "next hand" as a page does when the computers wait for them between hands."""
+    deadline = time.monotonic() + 120  # a hang guard, not a measure
     while True:
+        assert time.monotonic() < deadline, "the match stopped moving"
         live = await service.table(table_id)
         if until(live):
             return live
         mine = [s for s in live.awaiting() if s in tokens]
         if not mine:
-            await asyncio.sleep(0.01)  # a computer's turn: it plays at once (pace 0)
+            waited = [s for s in live.waiting() if s in tokens]
+            if waited:
+                # a computer leads the new hand (it holds the 2♣ of a hand without a pass):
+                # on a shared device it waits until a person has seen the hand before
+                await service.ready(table_id, tokens[waited[0]])
+            else:
+                await asyncio.sleep(0.01)  # a computer's turn: it plays at once (pace 0)
             continue
         seat = mine[0]
         action = next_action(live, seat, policy)
@@ -235,7 +244,9 @@ def test_a_match_left_under_way_is_left_and_the_computer_s_end_adds_nothing(
     tmp_path: Path,
 ) -> None:
     async def test(service: HeartsService) -> None:
-        table_id, tokens = await scripted_table(service, seed=7, target=60, mode="hotseat")
+        # seed 3 deals the 2♣ of hand 4 (no pass) to seat 0: the computer that takes the seat
+        # over leads it, once the people say "next hand" (the matches played so reach it)
+        table_id, tokens = await scripted_table(service, seed=3, target=60, mode="hotseat")
         await claim(service, table_id, 0, ALICE)
         # a first hand finished, then seat 0 leaves in the second
         live = await play(
