@@ -48,31 +48,10 @@ HERE = Path(__file__).parent
 OUTSIDE = (HERE / "hearts_outside.js").read_text(encoding="utf-8")
 #: the hand's cards: inside the window, and each with a strip no later card covers
 HAND = (HERE / "hearts_hand.js").read_text(encoding="utf-8")
+#: each visible control and heading can be scrolled wholly into the window
+REACHABLE = (HERE / "hearts_reachable.js").read_text(encoding="utf-8")
 
 DOUBLE_TEXT = "html, body { font-size: 32px !important; }"
-
-
-def reachable(page: Any) -> list[str]:
-    """Each visible button, link, field and heading can be scrolled wholly into the window
-    (a box that scrolls, like the shared-device cover, must not hide its top or its end)."""
-    out = []
-    # behind the shared-device cover nothing can be reached: the cover's own controls then
-    scope = page.locator("[data-cover]:not([hidden])")
-    if not scope.count():
-        scope = page.locator("body")
-    controls = scope.locator("button:visible, a[href]:visible, input:visible, h2:visible")
-    for index in range(controls.count()):
-        control = controls.nth(index)
-        if control.evaluate("e => !!e.closest('.site-nav, .table-wrap, .skip-link')"):
-            continue  # the header's own sideways scroll and skip link (shown on focus)
-        control.scroll_into_view_if_needed()
-        box = control.bounding_box()
-        size = page.viewport_size
-        if box is None or box["y"] < -0.5 or box["y"] + box["height"] > size["height"] + 0.5:
-            out.append(f"{control.evaluate('e => e.outerHTML.slice(0, 80)')} cannot be seen whole")
-        elif box["x"] < -0.5 or box["x"] + box["width"] > size["width"] + 0.5:
-            out.append(f"{control.evaluate('e => e.outerHTML.slice(0, 80)')} is past the side")
-    return out
 
 
 def scaled(page: Any, width: int, scale: str) -> None:
@@ -95,7 +74,7 @@ def test_every_hearts_state_fits_and_stays_usable(
         if scale == "text200":
             tab.add_style_tag(content=DOUBLE_TEXT)
             tab.wait_for_timeout(100)
-        found = tab.evaluate(OUTSIDE) + tab.evaluate(HAND, HAND_STRIP) + reachable(tab)
+        found = tab.evaluate(OUTSIDE) + tab.evaluate(HAND, HAND_STRIP) + tab.evaluate(REACHABLE)
         if found:
             problems[name] = found
         screenshot(tab, f"hearts-size-{name}-{width}" + ("" if scale == "normal" else f"-{scale}"))
