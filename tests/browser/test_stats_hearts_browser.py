@@ -44,7 +44,9 @@ class _Wire:
 @pytest.fixture(scope="module")
 def player(server: ServerProcess) -> Iterator[str]:
     """A player with one Hearts match finished against the computer and one left under way."""
-    with connect(server.url.replace("http://", "ws://") + "/ws") as ws:
+    # (every frame is kept unread: with a bounded queue the client stops reading once it is
+    # full, misses the server's close frame and its close waits out the 10 s timeout)
+    with connect(server.url.replace("http://", "ws://") + "/ws", max_queue=None) as ws:
         me = Seat(cast(Any, _Wire(ws)))
         welcome = me.ask("hello", player=None)
         me.ask("lang", lang="en")
