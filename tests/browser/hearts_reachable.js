@@ -19,9 +19,9 @@
     if (el.closest(".site-nav, .table-wrap, .skip-link")) continue; // the header's own sideways scroll and skip link (shown on focus)
     el.scrollIntoView({ block: "nearest", inline: "nearest", behavior: "instant" });
     const box = el.getBoundingClientRect();
-    const html = el.outerHTML.slice(0, 80);
-    if (box.top < -0.5 || box.bottom > window.innerHeight + 0.5) out.push(`${html} cannot be seen whole`);
-    else if (box.left < -0.5 || box.right > window.innerWidth + 0.5) out.push(`${html} is past the side`);
+    const html = () => el.outerHTML.slice(0, 80); // only for what it reports
+    if (box.top < -0.5 || box.bottom > window.innerHeight + 0.5) out.push(`${html()} cannot be seen whole`);
+    else if (box.left < -0.5 || box.right > window.innerWidth + 0.5) out.push(`${html()} is past the side`);
   }
   return out;
 };
